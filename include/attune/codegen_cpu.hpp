@@ -1,0 +1,27 @@
+// attune/codegen_cpu.hpp — the CPU backend: a scheduled LoopNest becomes one readable C file.
+//
+// The file opens with a comment holding the op, the trace and the printed nest; it exports
+// `void attune_kernel(void* const* buffers)` (artifact.hpp). Parallel loops become OpenMP
+// `parallel for`; vectorized f32 loops become GCC vector-extension code (8 or 16 lanes) when
+// every access is contiguous or invariant in the loop, and `#pragma omp simd` scalar loops
+// otherwise; unrolled loops are expanded in the source, so that small local accumulators whose
+// indices become constants live in vector registers (promotion).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attune/artifact.hpp"
+#include "attune/loopnest.hpp"
+
+namespace attune {
+
+struct CpuCodegenOptions {
+  int vector_bits = 256;  // 256: AVX2 (8 f32 lanes); 512: AVX-512 (16 lanes)
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-ffp-contract=fast"};
+  std::string trace_json;  // recorded in the header comment
+};
+
+Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options = {});
+
+}  // namespace attune

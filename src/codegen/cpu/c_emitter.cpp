@@ -1,0 +1,259 @@
+// Loops, allocations and scalar statements of the C backend.
+#include "codegen/cpu/c_emitter.hpp"
+
+#include <algorithm>
+
+#include "attune/error.hpp"
+#include "schedule/analysis.hpp"
+
+namespace attune::cgen {
+
+namespace {
+// Local buffers up to this size live on the stack; larger ones are heap-allocated per scope.
+constexpr std::size_t kStackBytes = 64 * 1024;
+}  // namespace
+
+CEmitter::CEmitter(const LoopNest& nest, const CpuCodegenOptions& opts)
+    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32) {}
+
+std::string CEmitter::var(const std::string& v) const {
+  std::string s = "i_";
+  for (char c : v) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      s += c;
+    else if (c == '.')
+      s += '_';
+    else if (c == '@')
+      s += "_in_";
+    else
+      s += "_x";
+  }
+  return s;
+}
+
+std::string CEmitter::expr(const AffineExpr& e) const {
+  std::int64_t c = e.constant;
+  std::string s;
+  for (const auto& [v, k] : e.terms) {
+    if (auto it = consts.find(v); it != consts.end()) {
+      c += k * it->second;
+      continue;
+    }
+    std::string t = (k == 1 ? "" : k == -1 ? "-" : std::to_string(k) + "*") + var(v);
+    if (s.empty())
+      s = t;
+    else if (t[0] == '-')
+      s += " - " + t.substr(1);
+    else
+      s += " + " + t;
+  }
+  if (s.empty()) s = std::to_string(c);
+  else if (c > 0) s += " + " + std::to_string(c);
+  else if (c < 0) s += " - " + std::to_string(-c);
+  if (e.divisor != 1) s = "(" + s + ")/" + std::to_string(e.divisor);
+  return "(" + s + ")";
+}
+
+std::string CEmitter::offset(const Access& a) const {
+  const auto* b = nest_.buffer(a.tensor);
+  ATTUNE_CHECK(b, "access to unknown buffer " + a.tensor);
+  // Fold the whole offset into one affine expression when no dimension divides.
+  bool affine = std::all_of(a.index.begin(), a.index.end(), [](const AffineExpr& e) { return e.divisor == 1; });
+  if (affine) {
+    AffineExpr flat;
+    std::int64_t stride = 1;
+    for (std::size_t d = a.index.size(); d-- > 0;) {
+      flat = flat + a.index[d] * stride;
+      stride *= b->shape[d];
+    }
+    return expr(flat);
+  }
+  std::string s;
+  std::int64_t stride = 1;
+  for (std::size_t d = a.index.size(); d-- > 0;) {
+    s = (s.empty() ? "" : s + " + ") + std::to_string(stride) + "*" + expr(a.index[d]);
+    stride *= b->shape[d];
+  }
+  return "(" + s + ")";
+}
+
+std::string CEmitter::in_bounds(const Access& a, const Stmt& s) const {
+  const auto* b = nest_.buffer(a.tensor);
+  if (b->kind == BufferKind::local) return "";
+  std::string cond;
+  for (std::size_t d = 0; d < a.index.size(); ++d) {
+    const AffineExpr& e = a.index[d];
+    auto r = sched::range_of(nest_, e);
+    // A split tail's guard bounds exactly this expression: the statement never runs past it.
+    for (const auto& g : s.guards)
+      if (g.expr == e) r.hi = std::min(r.hi, g.bound - 1);
+    std::string c;
+    if (e.divisor != 1) {
+      AffineExpr num = e;
+      num.divisor = 1;
+      c = "(" + expr(num) + " % " + std::to_string(e.divisor) + " == 0)";
+    }
+    if (r.lo < 0 || r.hi >= b->shape[d] || e.divisor != 1) {
+      const std::string bound = "(unsigned long)" + expr(e) + " < " + std::to_string(b->shape[d]) + "UL";
+      c = c.empty() ? bound : c + " && " + bound;
+    }
+    if (!c.empty()) cond = cond.empty() ? c : cond + " && " + c;
+  }
+  return cond;
+}
+
+std::string CEmitter::guards(const Stmt& s) const {
+  std::string cond;
+  for (const auto& g : s.guards) {
+    const std::string c = expr(g.expr) + " < " + std::to_string(g.bound);
+    cond = cond.empty() ? c : cond + " && " + c;
+  }
+  return cond;
+}
+
+std::string CEmitter::ctype(DType t) const {
+  switch (t) {
+    case DType::f32: return "float";
+    case DType::f16: return "_Float16";
+    case DType::i8: return "int8_t";
+    case DType::u8: return "uint8_t";
+    case DType::i32: return "int32_t";
+  }
+  return "float";
+}
+
+std::string CEmitter::scalar_read(const Access& a, const Stmt& s) const {
+  const std::string acc = a.tensor + "[" + offset(a) + "]";
+  const std::string cond = in_bounds(a, s);
+  return cond.empty() ? acc : "(" + cond + " ? " + acc + " : 0)";
+}
+
+void CEmitter::line(const std::string& text) {
+  out_ << std::string(static_cast<std::size_t>(indent) * 2, ' ') << text << "\n";
+}
+
+void CEmitter::emit_allocs(const std::string& at, std::vector<std::string>& to_free) {
+  for (const auto& b : nest_.buffers) {
+    if (b.kind != BufferKind::local || b.alloc_at != at) continue;
+    if (promoted(b.name)) {
+      declare_promoted(b);
+      continue;
+    }
+    const std::size_t bytes = static_cast<std::size_t>(b.numel()) * dtype_size(b.dtype);
+    if (bytes <= kStackBytes) {
+      line(ctype(b.dtype) + " " + b.name + "[" + std::to_string(b.numel()) + "] __attribute__((aligned(64)));");
+    } else {
+      const std::size_t rounded = (bytes + 63) / 64 * 64;
+      line(ctype(b.dtype) + "* restrict " + b.name + " = (" + ctype(b.dtype) + "*)aligned_alloc(64, " +
+           std::to_string(rounded) + ");");
+      to_free.push_back(b.name);
+    }
+  }
+}
+
+void CEmitter::emit_nodes(const std::vector<Node>& nodes) {
+  for (const auto& n : nodes) {
+    if (n.is_loop())
+      emit_loop(n);
+    else
+      emit_stmt(n.stmt);
+  }
+}
+
+void CEmitter::emit_loop(const Node& l) {
+  const std::string v = var(l.var);
+  auto body = [&] {
+    std::vector<std::string> to_free;
+    for (const auto& b : l.bindings) {
+      std::string e = expr(b.base);
+      if (b.div != 1) e = "(" + e + " / " + std::to_string(b.div) + ")";
+      if (b.mod) e = "(" + e + " % " + std::to_string(b.mod) + ")";
+      line("const long " + var(b.var) + " = " + e + ";");
+    }
+    emit_allocs(l.var, to_free);
+    emit_nodes(l.body);
+    for (const auto& f : to_free) line("free(" + f + ");");
+  };
+
+  if (l.kind == LoopKind::unrolled) {
+    for (std::int64_t i = 0; i < l.extent; ++i) {
+      consts[l.var] = i;
+      line("{  /* " + l.var + " = " + std::to_string(i) + " */");
+      ++indent;
+      body();
+      --indent;
+      line("}");
+    }
+    consts.erase(l.var);
+    return;
+  }
+  if (l.kind == LoopKind::vectorized && emit_vector_loop(l)) return;
+  if (l.kind == LoopKind::parallel) line("#pragma omp parallel for schedule(static)");
+  if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
+  line("for (long " + v + " = 0; " + v + " < " + std::to_string(l.extent) + "; ++" + v + ") {");
+  ++indent;
+  body();
+  --indent;
+  line("}");
+}
+
+void CEmitter::emit_stmt(const Stmt& s) {
+  const auto& op = nest_.op;
+  const std::string g = guards(s);
+  const std::string dst = s.dst.tensor + "[" + offset(s.dst) + "]";
+  const DType dt = nest_.buffer(s.dst.tensor)->dtype;
+  const std::string acc_t = ctype(dt);
+  std::string text;
+  std::string cond = g;
+  auto also = [&](const std::string& c) {
+    if (!c.empty()) cond = cond.empty() ? c : cond + " && " + c;
+  };
+  auto epilogue = [&](std::string v) {
+    if (s.bias) v = "(" + v + " + (" + acc_t + ")" + scalar_read(*s.bias, s) + ")";
+    if (op.epilogue.relu) v = "(" + v + " > 0 ? " + v + " : 0)";
+    return v;
+  };
+  switch (s.kind) {
+    case StmtKind::init: text = dst + " = 0;"; break;
+    case StmtKind::update: {
+      // The product is zero when any factor reads outside its tensor: skip the update then.
+      std::string prod;
+      for (const auto& a : s.srcs) {
+        also(in_bounds(a, s));
+        prod += (prod.empty() ? "" : " * ") + ("(" + acc_t + ")" + a.tensor + "[" + offset(a) + "]");
+      }
+      text = dst + " += " + prod + ";";
+      break;
+    }
+    case StmtKind::copy: text = dst + " = " + scalar_read(s.srcs.at(0), s) + ";"; break;
+    case StmtKind::writeback: {
+      std::string v = s.srcs.at(0).tensor + "[" + offset(s.srcs.at(0)) + "]";
+      if (s.accumulate) v = dst + " + " + v;
+      if (s.epilogue) v = epilogue(v);
+      text = dst + " = " + v + ";";
+      break;
+    }
+    case StmtKind::epilogue: text = dst + " = " + epilogue(dst) + ";"; break;
+  }
+  if (cond.empty())
+    line(text);
+  else
+    line("if (" + cond + ") " + text);
+}
+
+std::string CEmitter::function_body() {
+  std::vector<std::string> to_free;
+  for (std::size_t i = 0; i < nest_.op.tensors.size(); ++i) {
+    const auto& t = nest_.op.tensors[i];
+    const bool out = t.name == nest_.op.output.tensor;
+    line(std::string(out ? "" : "const ") + ctype(t.dtype) + "* restrict " + t.name + " = (" +
+         (out ? "" : "const ") + ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
+  }
+  decide_promotions();
+  emit_allocs("", to_free);
+  emit_nodes(nest_.body);
+  for (const auto& f : to_free) line("free(" + f + ");");
+  return out_.str();
+}
+
+}  // namespace attune::cgen

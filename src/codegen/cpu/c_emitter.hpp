@@ -1,0 +1,63 @@
+// The C emitter's shared state: names, constants of unrolled loops, promoted buffers, output.
+// c_emitter.cpp walks loops and scalar statements; c_vector.cpp emits vectorized loops and
+// decides which local buffers live in registers.
+#pragma once
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attune/codegen_cpu.hpp"
+#include "attune/loopnest.hpp"
+
+namespace attune::cgen {
+
+class CEmitter {
+ public:
+  CEmitter(const LoopNest& nest, const CpuCodegenOptions& opts);
+  std::string function_body();  // the statements of attune_kernel
+
+  // ---- shared helpers (c_emitter.cpp) ----
+  const LoopNest& nest() const { return nest_; }
+  int lanes() const { return lanes_; }
+  std::string var(const std::string& v) const;           // C identifier of a loop variable
+  std::string expr(const AffineExpr& e) const;           // with unrolled constants folded
+  // Flat element offset of an access (row-major over the buffer's shape).
+  std::string offset(const Access& a) const;
+  // The condition under which a read of `a` is inside its tensor ("" when always true).
+  std::string in_bounds(const Access& a, const Stmt& s) const;
+  std::string guards(const Stmt& s) const;               // "" when none
+  std::string ctype(DType t) const;
+  std::string scalar_read(const Access& a, const Stmt& s) const;  // value, 0 when out of bounds
+  void line(const std::string& text);
+  int indent = 1;
+  std::map<std::string, std::int64_t> consts;  // unrolled loop variables -> current value
+
+  // ---- vectors (c_vector.cpp) ----
+  // Emits a vectorized loop with vector code when possible; returns false to fall back.
+  bool emit_vector_loop(const Node& loop);
+  void decide_promotions();
+  bool promoted(const std::string& buffer) const { return promoted_.count(buffer) > 0; }
+  void declare_promoted(const BufferDecl& b);
+
+ private:
+  void emit_nodes(const std::vector<Node>& nodes);
+  void emit_loop(const Node& loop);
+  void emit_stmt(const Stmt& s);
+  void emit_allocs(const std::string& at, std::vector<std::string>& to_free);
+  bool access_vectorizable(const Access& a, const Stmt& s, const std::string& v) const;
+  bool stmt_vectorizable(const Stmt& s, const std::string& v) const;
+  void emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_t base);
+  std::string vector_read(const Access& a, const Stmt& s, const std::string& v, std::int64_t base);
+  std::string promoted_reg(const Access& a, const std::string& v, std::int64_t base) const;
+
+  const LoopNest& nest_;
+  CpuCodegenOptions opts_;
+  int lanes_ = 8;
+  std::ostringstream out_;
+  std::set<std::string> promoted_;
+};
+
+}  // namespace attune::cgen

@@ -1,0 +1,56 @@
+// The CPU backend's entry point: header comment, prelude, and the kernel function.
+#include <sstream>
+
+#include "attune/codegen_cpu.hpp"
+#include "codegen/cpu/c_emitter.hpp"
+
+namespace attune {
+
+namespace {
+
+// Keeps the header comment a valid C comment whatever the text holds.
+std::string commented(const std::string& text) {
+  std::string out;
+  std::istringstream is(text);
+  std::string l;
+  while (std::getline(is, l)) {
+    for (std::size_t p; (p = l.find("*/")) != std::string::npos;) l.replace(p, 2, "* /");
+    out += " * " + l + "\n";
+  }
+  return out;
+}
+
+std::string prelude(int lanes) {
+  const std::string bytes = std::to_string(lanes * 4);
+  return "#include <stdint.h>\n#include <stdlib.h>\n\n"
+         "/* Vector helpers: GCC vector extensions, " + std::to_string(lanes) + " f32 lanes. */\n"
+         "typedef float vf __attribute__((vector_size(" + bytes + ")));\n"
+         "typedef int vi __attribute__((vector_size(" + bytes + ")));\n"
+         "static inline vf vld(const float* p) { vf v; __builtin_memcpy(&v, p, sizeof v); return v; }\n"
+         "static inline void vst(float* p, vf v) { __builtin_memcpy(p, &v, sizeof v); }\n"
+         "static inline vf vbc(float x) { return (vf){0} + x; }\n"
+         "static inline vf vrelu(vf v) { vi m = v > (vf){0}; return (vf)((vi)v & m); }\n\n";
+}
+
+}  // namespace
+
+Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
+  cgen::CEmitter emitter(nest, options);
+  const std::string body = emitter.function_body();
+
+  std::ostringstream os;
+  os << "/* attune kernel: " << (nest.op.name.empty() ? "op" : nest.op.name) << "\n *\n";
+  os << commented(print_spec(nest.op));
+  if (!options.trace_json.empty()) os << " *\n * trace: " << options.trace_json << "\n";
+  os << " *\n * loop nest:\n" << commented(nest.str()) << " */\n";
+  os << prelude(emitter.lanes());
+  os << "void attune_kernel(void* const* buffers) {\n" << body << "}\n";
+
+  Artifact a;
+  a.language = "c";
+  a.source = os.str();
+  a.flags = options.flags;
+  return a;
+}
+
+}  // namespace attune

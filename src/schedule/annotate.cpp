@@ -1,0 +1,127 @@
+// unroll(loop), vectorize(loop), parallel(loop): annotations the code generator honours.
+//
+// unroll:    serial loop, extent <= 64, and at most 512 statement copies once every unrolled
+//            loop around it is expanded (keeps generated code small enough to compile fast).
+// vectorize: serial loop with only statements in its body (innermost), extent <= 64, and no
+//            carried dependence: every statement must write a different element per iteration
+//            (so a loop that carries a reduction is refused).
+// parallel:  serial loop, not inside or around another parallel loop, no carried dependence:
+//            each write to a buffer that outlives one iteration must separate the iterations.
+#include "attune/error.hpp"
+#include "schedule/analysis.hpp"
+#include "schedule/transforms.hpp"
+
+namespace attune::sched {
+
+namespace {
+
+constexpr std::int64_t kMaxUnrollExtent = 64;
+constexpr std::int64_t kMaxUnrolledCopies = 512;
+
+Applicability must_be_serial(const Node* l, const std::string& name) {
+  if (!l) return Applicability::no("no loop named '" + name + "'");
+  if (l->kind != LoopKind::serial)
+    return Applicability::no("loop '" + name + "' is already " + std::string(loop_kind_name(l->kind)));
+  return Applicability::yes();
+}
+
+// Why a write under `loop` to `dst` would be shared between iterations; empty when it is not.
+std::string carried_dependence(const LoopNest& nest, const Node& loop) {
+  std::string why;
+  // Buffers allocated inside the loop are private to each iteration.
+  const auto inner_vars = vars_defined_in(loop.body);
+  auto private_buffer = [&](const std::string& buf) {
+    const auto* b = nest.buffer(buf);
+    if (!b || b->kind != BufferKind::local) return false;
+    if (b->alloc_at == loop.var) return true;
+    for (const auto& v : inner_vars)
+      if (v == b->alloc_at) return true;
+    return false;
+  };
+  for_each_stmt(loop.body, [&](const Stmt& s, const std::vector<const Node*>&) {
+    if (!why.empty() || private_buffer(s.dst.tensor)) return;
+    if (!write_separates_iterations(nest, loop, s.dst.index)) {
+      why = "loop '" + loop.var + "' carries a dependence: every iteration " +
+            (s.kind == StmtKind::update ? "accumulates into " : "writes ") + s.dst.str() +
+            (s.kind == StmtKind::update ? " (a reduction)" : "");
+    }
+  });
+  return why;
+}
+
+bool contains_kind(const std::vector<Node>& nodes, LoopKind k) {
+  for (const auto& n : nodes)
+    if (n.is_loop() && (n.kind == k || contains_kind(n.body, k))) return true;
+  return false;
+}
+
+std::int64_t stmt_count(const std::vector<Node>& nodes) {
+  std::int64_t c = 0;
+  for (const auto& n : nodes) c += n.is_loop() ? (n.kind == LoopKind::unrolled ? n.extent : 1) * stmt_count(n.body) : 1;
+  return c;
+}
+
+}  // namespace
+
+Applicability unroll_check(const LoopNest& nest, const Transform& t) {
+  const Node* l = nest.find_loop(t.loop);
+  if (auto a = must_be_serial(l, t.loop); !a) return a;
+  if (l->extent > kMaxUnrollExtent)
+    return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) +
+                             " > " + std::to_string(kMaxUnrollExtent) + "; split it first");
+  if (contains_kind(l->body, LoopKind::parallel))
+    return Applicability::no("loop '" + t.loop + "' contains a parallel loop");
+  // Copies after expansion: this loop and every unrolled loop around it.
+  std::int64_t copies = l->extent * stmt_count(l->body);
+  for (const auto& name : nest.path_to(t.loop)) {
+    const Node* p = nest.find_loop(name);
+    if (p != l && p->kind == LoopKind::unrolled) copies *= p->extent;
+  }
+  if (copies > kMaxUnrolledCopies)
+    return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) +
+                             " statements (limit " + std::to_string(kMaxUnrolledCopies) + ")");
+  return Applicability::yes();
+}
+
+Applicability vectorize_check(const LoopNest& nest, const Transform& t) {
+  const Node* l = nest.find_loop(t.loop);
+  if (auto a = must_be_serial(l, t.loop); !a) return a;
+  for (const auto& n : l->body)
+    if (n.is_loop()) return Applicability::no("loop '" + t.loop + "' is not innermost");
+  if (!l->bindings.empty()) return Applicability::no("loop '" + t.loop + "' is a fused loop");
+  if (l->extent > kMaxUnrollExtent)
+    return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) +
+                             " > " + std::to_string(kMaxUnrollExtent) + "; split it first");
+  if (auto why = carried_dependence(nest, *l); !why.empty()) return Applicability::no(why);
+  return Applicability::yes();
+}
+
+Applicability parallel_check(const LoopNest& nest, const Transform& t) {
+  const Node* l = nest.find_loop(t.loop);
+  if (auto a = must_be_serial(l, t.loop); !a) return a;
+  for (const auto& name : nest.path_to(t.loop)) {
+    const Node* p = nest.find_loop(name);
+    if (p != l && (p->kind == LoopKind::parallel || p->kind == LoopKind::vectorized))
+      return Applicability::no("loop '" + t.loop + "' is inside " +
+                               std::string(loop_kind_name(p->kind)) + " loop '" + name + "'");
+  }
+  if (contains_kind(l->body, LoopKind::parallel))
+    return Applicability::no("loop '" + t.loop + "' contains a parallel loop");
+  if (auto why = carried_dependence(nest, *l); !why.empty()) return Applicability::no(why);
+  return Applicability::yes();
+}
+
+LoopNest annotate_apply(const LoopNest& in, const Transform& t) {
+  LoopNest nest = in;
+  Node* l = nest.find_loop(t.loop);
+  ATTUNE_CHECK(l, "annotate on a missing loop");
+  switch (t.kind) {
+    case TransformKind::unroll: l->kind = LoopKind::unrolled; break;
+    case TransformKind::vectorize: l->kind = LoopKind::vectorized; break;
+    case TransformKind::parallel: l->kind = LoopKind::parallel; break;
+    default: ATTUNE_CHECK(false, "annotate_apply on a non-annotation");
+  }
+  return nest;
+}
+
+}  // namespace attune::sched

@@ -1,0 +1,168 @@
+// The loop-nest IR's constructors, look-ups and the initial nest of an Op.
+#include "attune/loopnest.hpp"
+
+#include "attune/error.hpp"
+
+namespace attune {
+
+std::string_view loop_kind_name(LoopKind k) {
+  switch (k) {
+    case LoopKind::serial: return "for";
+    case LoopKind::parallel: return "parallel";
+    case LoopKind::vectorized: return "vector";
+    case LoopKind::unrolled: return "unroll";
+  }
+  return "?";
+}
+
+std::string_view stmt_kind_name(StmtKind k) {
+  switch (k) {
+    case StmtKind::init: return "init";
+    case StmtKind::update: return "update";
+    case StmtKind::copy: return "copy";
+    case StmtKind::writeback: return "writeback";
+    case StmtKind::epilogue: return "epilogue";
+  }
+  return "?";
+}
+
+std::string Guard::str() const { return expr.str() + " < " + std::to_string(bound); }
+
+Node Node::make_loop(std::string var, std::int64_t extent, std::vector<Node> body) {
+  Node n;
+  n.type = Type::loop;
+  n.var = std::move(var);
+  n.extent = extent;
+  n.body = std::move(body);
+  return n;
+}
+
+Node Node::make_stmt(Stmt s) {
+  Node n;
+  n.type = Type::stmt;
+  n.stmt = std::move(s);
+  return n;
+}
+
+std::int64_t BufferDecl::numel() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+const BufferDecl* LoopNest::buffer(std::string_view name) const {
+  for (const auto& b : buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+namespace {
+
+template <class NodeT>
+NodeT* find_in(std::vector<NodeT>& nodes, std::string_view var) {
+  for (auto& n : nodes) {
+    if (!n.is_loop()) continue;
+    if (n.var == var) return &n;
+    if (auto* f = find_in(n.body, var)) return f;
+  }
+  return nullptr;
+}
+template <class NodeT>
+const NodeT* find_in(const std::vector<NodeT>& nodes, std::string_view var) {
+  for (const auto& n : nodes) {
+    if (!n.is_loop()) continue;
+    if (n.var == var) return &n;
+    if (const auto* f = find_in(n.body, var)) return f;
+  }
+  return nullptr;
+}
+
+bool path_in(const std::vector<Node>& nodes, std::string_view var, std::vector<std::string>& path) {
+  for (const auto& n : nodes) {
+    if (!n.is_loop()) continue;
+    path.push_back(n.var);
+    if (n.var == var || path_in(n.body, var, path)) return true;
+    path.pop_back();
+  }
+  return false;
+}
+
+void names_in(const std::vector<Node>& nodes, std::vector<std::string>& out) {
+  for (const auto& n : nodes) {
+    if (!n.is_loop()) continue;
+    out.push_back(n.var);
+    names_in(n.body, out);
+  }
+}
+
+// A perfect nest of loops `vars` (with `prefix` on each name) around one statement.
+Node perfect_nest(const Op& op, const std::vector<std::string>& vars, const std::string& prefix,
+                  Stmt s) {
+  Node inner = Node::make_stmt(std::move(s));
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it)
+    inner = Node::make_loop(prefix + *it, op.var(*it).extent, {std::move(inner)});
+  return inner;
+}
+
+Access rename_vars(const Access& a, const std::string& prefix) {
+  Access r = a;
+  for (auto& e : r.index)
+    for (auto& [v, c] : e.terms) v = prefix + v;
+  return r;
+}
+
+}  // namespace
+
+const Node* LoopNest::find_loop(std::string_view var) const { return find_in(body, var); }
+Node* LoopNest::find_loop(std::string_view var) { return find_in(body, var); }
+
+std::vector<std::string> LoopNest::path_to(std::string_view var) const {
+  std::vector<std::string> path;
+  if (!path_in(body, var, path)) path.clear();
+  return path;
+}
+
+std::vector<std::string> LoopNest::loop_names() const {
+  std::vector<std::string> out;
+  names_in(body, out);
+  return out;
+}
+
+LoopNest initial_nest(const Op& op) {
+  LoopNest nest;
+  nest.op = op;
+  for (const auto& t : op.tensors) {
+    BufferDecl b;
+    b.name = t.name;
+    b.dtype = t.dtype;
+    b.shape = t.shape;
+    b.kind = t.name == op.output.tensor ? BufferKind::output : BufferKind::input;
+    nest.buffers.push_back(b);
+  }
+  const auto spatial = op.spatial_vars();
+  std::vector<std::string> all = spatial;
+  for (const auto& r : op.reduction_vars()) all.push_back(r);
+
+  Stmt init;
+  init.kind = StmtKind::init;
+  init.dst = rename_vars(op.output, "init.");
+  nest.body.push_back(perfect_nest(op, spatial, "init.", init));
+
+  Stmt update;
+  update.kind = StmtKind::update;
+  update.dst = op.output;
+  update.srcs = op.inputs;
+  update.bias = op.epilogue.bias;
+  nest.body.push_back(perfect_nest(op, all, "", update));
+
+  if (!op.epilogue.empty()) {
+    Stmt epi;
+    epi.kind = StmtKind::epilogue;
+    epi.dst = rename_vars(op.output, "epi.");
+    if (op.epilogue.bias) epi.bias = rename_vars(*op.epilogue.bias, "epi.");
+    nest.body.push_back(perfect_nest(op, spatial, "epi.", epi));
+  }
+  return nest;
+}
+
+}  // namespace attune

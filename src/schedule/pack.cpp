@@ -1,0 +1,153 @@
+// pack(tensor, at, layout): copies the tile of an input tensor that the statements below loop
+// `at` read into a contiguous local buffer, in a chosen layout, and redirects those reads.
+//
+// The packed buffer has one dimension per loop below `at` that the read uses, in the order given
+// by `layout` (default: outermost first); its elements are filled by a copy nest (loops named
+// "<loop>@<buffer>") at the top of `at`'s body, once per iteration of `at`. Out-of-bounds reads
+// copy zeros, so padding checks leave the compute loop. A read that repeats an element for
+// several loop values (a convolution window) duplicates it: that is im2col, by choice.
+//
+// Preconditions: `tensor` is an input of the Op read by some update below `at` ("root": the
+// whole function), always through one and the same access; the access uses no variable bound by
+// a fused loop below `at`; `at` is not vectorized or unrolled; `layout` is a permutation of the
+// used loops; the buffer holds at most 16M elements.
+#include <algorithm>
+#include <set>
+
+#include "attune/error.hpp"
+#include "schedule/analysis.hpp"
+#include "schedule/transforms.hpp"
+
+namespace attune::sched {
+
+namespace {
+
+constexpr std::int64_t kMaxPackElements = 16 << 20;
+
+const std::vector<Node>& scope_body(const LoopNest& nest, const std::string& at) {
+  return at == "root" ? nest.body : nest.find_loop(at)->body;
+}
+
+struct PackPlan {
+  Access access;                     // the one read of the tensor below `at`
+  std::vector<std::string> layout;   // loops of the packed dimensions
+  std::string why;
+};
+
+PackPlan plan(const LoopNest& nest, const Transform& t) {
+  PackPlan p;
+  if (!nest.op.tensors.empty() && nest.op.tensor_index(t.tensor) < 0) {
+    p.why = "no tensor named '" + t.tensor + "'";
+    return p;
+  }
+  if (t.tensor == nest.op.output.tensor) {
+    p.why = "'" + t.tensor + "' is the output; use cache_write";
+    return p;
+  }
+  if (t.at != "root") {
+    const Node* l = nest.find_loop(t.at);
+    if (!l) {
+      p.why = "no loop named '" + t.at + "'";
+      return p;
+    }
+    if (l->kind == LoopKind::vectorized || l->kind == LoopKind::unrolled) {
+      p.why = "cannot pack inside " + std::string(loop_kind_name(l->kind)) + " loop '" + t.at + "'";
+      return p;
+    }
+  }
+  const auto& body = scope_body(nest, t.at);
+  bool found = false;
+  std::vector<std::string> order;  // loops the read uses, outermost first
+  for_each_stmt(body, [&](const Stmt& s, const std::vector<const Node*>& loops) {
+    if (!p.why.empty() || s.kind != StmtKind::update) return;
+    for (const auto& a : s.srcs) {
+      if (a.tensor != t.tensor) continue;
+      if (found && !(a == p.access)) {
+        p.why = "'" + t.tensor + "' is read through different accesses below '" + t.at + "'";
+        return;
+      }
+      found = true;
+      p.access = a;
+      order.clear();
+      for (const Node* l : loops) {
+        for (const auto& b : l->bindings) {
+          for (const auto& ix : a.index)
+            if (ix.uses(b.var)) p.why = "the read of '" + t.tensor + "' uses '" + b.var + "', bound by fused loop '" + l->var + "'";
+        }
+        bool used = false;
+        for (const auto& ix : a.index) used = used || ix.uses(l->var);
+        if (used) order.push_back(l->var);
+      }
+    }
+  });
+  if (!p.why.empty()) return p;
+  if (!found) {
+    p.why = "'" + t.tensor + "' is not read below '" + t.at + "'";
+    return p;
+  }
+  if (t.layout.empty()) {
+    p.layout = order;
+  } else {
+    std::vector<std::string> a = t.layout, b = order;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b) {
+      std::string want;
+      for (const auto& v : order) want += (want.empty() ? "" : " ") + v;
+      p.why = "layout must be a permutation of the loops the read uses: " + want;
+      return p;
+    }
+    p.layout = t.layout;
+  }
+  std::int64_t n = 1;
+  for (const auto& v : p.layout) n *= nest.find_loop(v)->extent;
+  if (n > kMaxPackElements) p.why = "packed buffer would hold " + std::to_string(n) + " elements";
+  return p;
+}
+
+}  // namespace
+
+Applicability pack_check(const LoopNest& nest, const Transform& t) {
+  const auto p = plan(nest, t);
+  return p.why.empty() ? Applicability::yes() : Applicability::no(p.why);
+}
+
+LoopNest pack_apply(const LoopNest& in, const Transform& t) {
+  const auto p = plan(in, t);
+  LoopNest nest = in;
+  const std::string buf = fresh_buffer_name(nest, t.tensor + "_p");
+
+  BufferDecl decl;
+  decl.name = buf;
+  decl.dtype = nest.op.tensor(t.tensor).dtype;
+  decl.kind = BufferKind::local;
+  decl.alloc_at = t.at == "root" ? "" : t.at;
+  Access packed{buf, {}};
+  for (const auto& v : p.layout) {
+    decl.shape.push_back(nest.find_loop(v)->extent);
+    packed.index.push_back(AffineExpr::var(v));
+  }
+
+  // The copy nest: packed[v@buf...] = tensor[access with v -> v@buf].
+  Stmt copy;
+  copy.kind = StmtKind::copy;
+  copy.dst = packed;
+  copy.srcs = {p.access};
+  std::vector<Node> copy_body{Node::make_stmt(copy)};
+  for (const auto& v : p.layout) substitute(copy_body, v, AffineExpr::var(v + "@" + buf));
+  Node copy_nest = copy_body[0];
+  for (auto it = p.layout.rbegin(); it != p.layout.rend(); ++it)
+    copy_nest = Node::make_loop(*it + "@" + buf, nest.find_loop(*it)->extent, {std::move(copy_nest)});
+
+  std::vector<Node>& body = t.at == "root" ? nest.body : nest.find_loop(t.at)->body;
+  for_each_stmt_mut(body, [&](Stmt& s) {
+    if (s.kind != StmtKind::update) return;
+    for (auto& a : s.srcs)
+      if (a == p.access) a = packed;
+  });
+  body.insert(body.begin(), std::move(copy_nest));
+  nest.buffers.push_back(decl);
+  return nest;
+}
+
+}  // namespace attune::sched
