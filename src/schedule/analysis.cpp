@@ -148,15 +148,19 @@ Range range_of(const LoopNest& nest, const AffineExpr& e) {
 
 bool write_separates_iterations(const LoopNest& nest, const Node& loop,
                                 const std::vector<AffineExpr>& index) {
+  std::vector<std::string> varying = vars_defined_in(loop.body);
+  for (const auto& v : iteration_vars(loop)) varying.push_back(v);
   for (const auto& leaf : leaf_vars(loop)) {
     bool recoverable = false;
     for (const auto& dim : index) {
       const std::int64_t c = dim.coeff(leaf);
       if (c == 0 || dim.divisor != 1) continue;
-      // The rest of the dimension must span less than |c|, so the leaf's value is recoverable.
-      AffineExpr rest = dim;
-      rest.add_term(leaf, -c);
-      rest.constant = 0;
+      // The part of the dimension that varies while the loop runs (variables of this loop and
+      // of loops below it; outer ones are fixed) must span less than |c|, so the leaf's value
+      // is recoverable from the written index.
+      AffineExpr rest;
+      for (const auto& [v, k] : dim.terms)
+        if (v != leaf && std::find(varying.begin(), varying.end(), v) != varying.end()) rest.add_term(v, k);
       const Range rr = range_of(nest, rest);
       if (rr.hi - rr.lo < std::llabs(c)) recoverable = true;
     }

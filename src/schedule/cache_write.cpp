@@ -2,8 +2,9 @@
 // buffer (registers, once the code generator promotes it) and writes it back at the end of
 // `at`'s body.
 //
-// The local buffer has one dimension per loop below `at` that the output index uses (loops
-// named "<loop>@<buffer>" zero it at the top of `at`'s body and copy it back at the end).
+// The local buffer has one dimension per loop below `at` that the output index uses; loops
+// named "<loop>@<buffer>.init" zero it at the top of `at`'s body and loops named
+// "<loop>@<buffer>.back" copy it back at the end.
 // When no loop outside `at` carries the reduction, the tile is complete at write-back: it is
 // stored with `=`, the separate init nest of the output is removed and the epilogue (bias,
 // relu) is applied during the write-back, removing the epilogue nest too. Otherwise the
@@ -131,12 +132,13 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
     if (ok) guards.push_back(g);
   }
 
-  auto nest_over = [&](Stmt s) {
+  // The zeroing loops are named "<loop>@<buffer>.init", the write-back loops "<loop>@<buffer>.back".
+  auto nest_over = [&](Stmt s, const std::string& suffix) {
     std::vector<Node> b{Node::make_stmt(std::move(s))};
-    for (const auto& v : p.dims) substitute(b, v, AffineExpr::var(v + "@" + buf));
+    for (const auto& v : p.dims) substitute(b, v, AffineExpr::var(v + "@" + buf + suffix));
     Node n = b[0];
     for (auto it = p.dims.rbegin(); it != p.dims.rend(); ++it)
-      n = Node::make_loop(*it + "@" + buf, nest.find_loop(*it)->extent, {std::move(n)});
+      n = Node::make_loop(*it + "@" + buf + suffix, nest.find_loop(*it)->extent, {std::move(n)});
     return n;
   };
   Stmt zero;
@@ -155,10 +157,16 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
 
   Node* at = nest.find_loop(t.at);
   for_each_stmt_mut(at->body, [&](Stmt& s) {
-    if (s.kind == StmtKind::update && s.dst == update.dst) s.dst = local;
+    if (s.kind != StmtKind::update || !(s.dst == update.dst)) return;
+    s.dst = local;
+    // A guard over the write-back's variables now gates the write-back: whatever the update
+    // computes where it fails lands in a slot that is never stored, so the update can drop it
+    // (its reads stay safe: out-of-bounds reads are zero). This keeps tails out of the
+    // micro-kernel.
+    std::erase_if(s.guards, [&](const Guard& g) { return std::find(guards.begin(), guards.end(), g) != guards.end(); });
   });
-  at->body.insert(at->body.begin(), nest_over(zero));
-  at->body.push_back(nest_over(back));
+  at->body.insert(at->body.begin(), nest_over(zero, ".init"));
+  at->body.push_back(nest_over(back, ".back"));
   nest.buffers.push_back(decl);
 
   if (complete) {

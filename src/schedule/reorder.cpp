@@ -91,7 +91,15 @@ LoopNest reorder_apply(const LoopNest& in, const Transform& t) {
       if (h.var == name) return h;
     ATTUNE_CHECK(false, "reorder lost loop " + name);
   };
+  // Bindings may read any chain variable: they move to the new innermost loop, where every
+  // chain variable is defined (statements only live below it).
+  std::vector<Binding> bindings;
+  for (auto& h : headers) {
+    for (auto& b : h.bindings) bindings.push_back(b);
+    h.bindings.clear();
+  }
   Node built = header_of(t.loops.back());
+  built.bindings = std::move(bindings);
   built.body = std::move(inner_body);
   for (std::size_t i = t.loops.size() - 1; i-- > 0;) {
     Node h = header_of(t.loops[i]);

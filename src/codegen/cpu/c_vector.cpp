@@ -34,7 +34,9 @@ bool uses(const Access& a, const std::string& v) {
 std::vector<const Access*> accesses(const Stmt& s) {
   std::vector<const Access*> r{&s.dst};
   for (const auto& a : s.srcs) r.push_back(&a);
-  if (s.bias) r.push_back(&*s.bias);
+  // Update statements only carry the bias for a later write-back; they do not read it.
+  const bool reads_bias = s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue);
+  if (s.bias && reads_bias) r.push_back(&*s.bias);
   return r;
 }
 

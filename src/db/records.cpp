@@ -1,0 +1,207 @@
+// Database: inserting and querying tuning records (resume, best, history).
+#include <cmath>
+#include <limits>
+
+#include "attune/error.hpp"
+#include "db/impl.hpp"
+
+namespace attune {
+
+using db::Statement;
+using nlohmann::json;
+
+// ---- Record <-> Measurement ---------------------------------------------------------------
+
+void Record::set_measurement(const Measurement& m) {
+  status = m.status;
+  error = m.error;
+  times_s = m.times_s;
+  median_s = m.median_s;
+  max_rel_error = m.max_rel_error;
+  compile_s = m.compile_s;
+}
+
+Measurement Record::measurement() const {
+  Measurement m;
+  m.status = status;
+  m.error = error;
+  m.times_s = times_s;
+  m.median_s = median_s;
+  m.max_rel_error = max_rel_error;
+  m.compile_s = compile_s;
+  return m;
+}
+
+namespace db {
+
+namespace {
+
+json parse_column(const std::string& text, const char* column, std::int64_t id,
+                  const std::string& path) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw Error(path + ": record " + std::to_string(id) + ": column " + column +
+                " is not JSON: " + e.what());
+  }
+}
+
+}  // namespace
+
+Record read_record(const Statement& st, int first, const std::string& path) {
+  Record r;
+  int i = first;
+  r.id = st.int64(i++);
+  r.task_id = st.int64(i++);
+  r.trace = st.text(i++);
+  r.trace_hash = st.text(i++);
+  std::string status = st.text(i++);
+  auto s = parse_status(status);
+  if (!s)
+    throw Error(path + ": record " + std::to_string(r.id) + " has unknown status '" + status + "'");
+  r.status = *s;
+  r.error = st.text(i++);
+  for (const json& t : parse_column(st.text(i++), "times_s", r.id, path))
+    r.times_s.push_back(t.is_number() ? t.get<double>() : std::numeric_limits<double>::quiet_NaN());
+  r.median_s = st.real(i++);
+  r.max_rel_error = st.real(i++);
+  r.compile_s = st.real(i++);
+  r.features = parse_column(st.text(i++), "features", r.id, path);
+  r.hidden_features = parse_column(st.text(i++), "hidden_features", r.id, path);
+  r.compiler = st.text(i++);
+  r.flags = parse_column(st.text(i++), "flags", r.id, path).get<std::vector<std::string>>();
+  r.strategy = st.text(i++);
+  // The seed is a full 64-bit value; SQLite integers are signed, so it is stored bit-cast.
+  r.seed = static_cast<std::uint64_t>(st.int64(i++));
+  r.trial = st.int64(i++);
+  r.created_at = st.text(i++);
+  return r;
+}
+
+}  // namespace db
+
+namespace {
+
+// JSON has no NaN or infinity: nlohmann writes them as null, and null reads back as NaN.
+std::string times_to_json(const std::vector<double>& v) { return json(v).dump(); }
+
+std::string select_records(const char* where_and_order) {
+  return std::string("SELECT ") + db::kRecordColumns + " FROM records r " + where_and_order;
+}
+
+}  // namespace
+
+std::int64_t Database::insert(const Record& r) {
+  impl_->require_writable("insert a record");
+  const std::string& path = impl_->path();
+  if (!json::accept(r.trace))
+    throw Error(path + ": the trace of a record for task " + std::to_string(r.task_id) +
+                " is not valid JSON");
+  if (!task(r.task_id)) throw Error(path + ": no task with id " + std::to_string(r.task_id));
+
+  // One statement in autocommit mode: its own transaction, durable when step() returns.
+  Statement st(impl_->c(),
+               "INSERT INTO records(task_id, trace, trace_hash, status, error, times_s, median_s, "
+               "max_rel_error, compile_s, features, hidden_features, compiler, flags, strategy, "
+               "seed, trial, created_at) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+  st.bind(1, r.task_id);
+  st.bind(2, std::string_view(r.trace));
+  st.bind(3, std::string_view(r.trace_hash));
+  st.bind(4, status_name(r.status));
+  st.bind(5, std::string_view(r.error));
+  st.bind(6, std::string_view(times_to_json(r.times_s)));
+  st.bind(7, r.median_s);
+  st.bind(8, r.max_rel_error);
+  st.bind(9, r.compile_s);
+  st.bind(10, std::string_view(r.features.dump()));
+  st.bind(11, std::string_view(r.hidden_features.dump()));
+  st.bind(12, std::string_view(r.compiler));
+  st.bind(13, std::string_view(json(r.flags).dump()));
+  st.bind(14, std::string_view(r.strategy));
+  st.bind(15, static_cast<std::int64_t>(r.seed));
+  st.bind(16, r.trial);
+  st.bind(17, std::string_view(r.created_at.empty() ? utc_now_iso8601() : r.created_at));
+  st.run();
+  return impl_->c().last_insert_id();
+}
+
+bool Database::has_trace(std::int64_t task_id, const std::string& trace_hash) const {
+  Statement st(impl_->c(), "SELECT 1 FROM records WHERE task_id = ?1 AND trace_hash = ?2 LIMIT 1");
+  st.bind(1, task_id).bind(2, std::string_view(trace_hash));
+  return st.step();
+}
+
+std::set<std::string> Database::known_trace_hashes(std::int64_t task_id) const {
+  Statement st(impl_->c(), "SELECT DISTINCT trace_hash FROM records WHERE task_id = ?1");
+  st.bind(1, task_id);
+  std::set<std::string> out;
+  while (st.step()) out.insert(st.text(0));
+  return out;
+}
+
+TaskCounts Database::counts(std::int64_t task_id) const {
+  Statement st(impl_->c(),
+               "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0), COALESCE(MAX(trial) + 1, 0) "
+               "FROM records WHERE task_id = ?1");
+  st.bind(1, task_id);
+  ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
+  return TaskCounts{st.int64(0), st.int64(1), st.int64(2)};
+}
+
+std::optional<Record> Database::best(std::int64_t task_id) const {
+  // NULL medians (a NaN that was stored) sort first in SQLite, so exclude them explicitly.
+  Statement st(impl_->c(),
+               select_records("WHERE r.task_id = ?1 AND r.status = 'ok' AND r.median_s IS NOT NULL "
+                              "ORDER BY r.median_s ASC, r.id ASC LIMIT 1")
+                   .c_str());
+  st.bind(1, task_id);
+  if (!st.step()) return std::nullopt;
+  return db::read_record(st, 0, impl_->path());
+}
+
+std::vector<HistoryPoint> Database::history(std::int64_t task_id) const {
+  Statement st(impl_->c(),
+               "SELECT id, trial, status, median_s FROM records WHERE task_id = ?1 ORDER BY id");
+  st.bind(1, task_id);
+  std::vector<HistoryPoint> out;
+  std::optional<double> best;
+  std::int64_t best_id = 0;
+  while (st.step()) {
+    HistoryPoint p;
+    p.record_id = st.int64(0);
+    p.trial = st.int64(1);
+    auto status = parse_status(st.text(2));
+    if (!status)
+      throw Error(impl_->path() + ": record " + std::to_string(p.record_id) +
+                  " has unknown status '" + st.text(2) + "'");
+    p.status = *status;
+    p.median_s = st.real(3);
+    // Strictly lower only, so ties keep the earlier record, as best() does.
+    if (p.status == Status::ok && !std::isnan(p.median_s) && (!best || p.median_s < *best)) {
+      best = p.median_s;
+      best_id = p.record_id;
+    }
+    p.best_s = best;
+    p.best_record_id = best_id;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<Record> Database::records(std::int64_t task_id) const {
+  Statement st(impl_->c(), select_records("WHERE r.task_id = ?1 ORDER BY r.id").c_str());
+  st.bind(1, task_id);
+  std::vector<Record> out;
+  while (st.step()) out.push_back(db::read_record(st, 0, impl_->path()));
+  return out;
+}
+
+std::optional<Record> Database::record(std::int64_t record_id) const {
+  Statement st(impl_->c(), select_records("WHERE r.id = ?1").c_str());
+  st.bind(1, record_id);
+  if (!st.step()) return std::nullopt;
+  return db::read_record(st, 0, impl_->path());
+}
+
+}  // namespace attune

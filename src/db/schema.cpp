@@ -1,0 +1,223 @@
+#include "db/schema.hpp"
+
+#include <sqlite3.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "attune/error.hpp"
+
+namespace attune::db {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Version 1. A change to these tables needs a new kDbSchemaVersion and a migration.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE tasks (
+  id         INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  spec       TEXT NOT NULL,
+  target     TEXT NOT NULL,
+  hash       TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE records (
+  id              INTEGER PRIMARY KEY,
+  task_id         INTEGER NOT NULL REFERENCES tasks(id),
+  trace           TEXT NOT NULL,
+  trace_hash      TEXT NOT NULL,
+  status          TEXT NOT NULL,
+  error           TEXT NOT NULL,
+  times_s         TEXT NOT NULL,
+  median_s        REAL,
+  max_rel_error   REAL,
+  compile_s       REAL,
+  features        TEXT NOT NULL,
+  hidden_features TEXT NOT NULL,
+  compiler        TEXT NOT NULL,
+  flags           TEXT NOT NULL,
+  strategy        TEXT NOT NULL,
+  seed            INTEGER NOT NULL,
+  trial           INTEGER NOT NULL,
+  created_at      TEXT NOT NULL
+);
+CREATE INDEX records_by_trace ON records(task_id, trace_hash);
+CREATE INDEX records_by_time ON records(task_id, status, median_s);
+CREATE TABLE models (
+  id         INTEGER PRIMARY KEY,
+  target     TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  blob       BLOB NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX models_by_kind ON models(target, kind);
+)sql";
+
+// SQLite's name for a private in-memory database: handy for tests of later stages.
+constexpr const char* kInMemory = ":memory:";
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw Error(path + ": " + what);
+}
+
+[[noreturn]] void not_attune(const std::string& path, const std::string& why) {
+  fail(path, "not an attune database (" + why + ")");
+}
+
+std::string errno_text(int e) {
+  switch (e) {
+    case EACCES:
+    case EPERM: return "permission denied";
+    case EROFS: return "read-only file system";
+    default: return std::strerror(e);
+  }
+}
+
+// Checks what the file system alone can tell, so SQLite never opens something hopeless:
+// existence, directory, permissions, and the 16-byte SQLite header.
+void precheck(const std::string& path, OpenMode mode) {
+  if (path.empty()) throw Error("database path is empty");
+  if (path == kInMemory) {
+    if (mode == OpenMode::read_only) fail(path, "no database at " + path);
+    return;
+  }
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (!fs::exists(st)) {
+    if (mode == OpenMode::read_only) fail(path, "no database at " + path);
+    fs::path parent = fs::path(path).parent_path();
+    if (parent.empty()) parent = ".";
+    auto pst = fs::status(parent, ec);
+    if (!fs::exists(pst)) fail(path, "cannot create: directory " + parent.string() + " does not exist");
+    if (!fs::is_directory(pst)) fail(path, "cannot create: " + parent.string() + " is not a directory");
+    if (::access(parent.c_str(), W_OK) != 0) fail(path, "cannot create: " + errno_text(errno));
+    return;
+  }
+  if (fs::is_directory(st)) fail(path, "cannot open: is a directory");
+
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open: " + errno_text(errno));
+  char header[16] = {};
+  ssize_t n = ::read(fd, header, sizeof header);
+  ::close(fd);
+  if (n < 0) fail(path, "cannot read: " + errno_text(errno));
+  // An empty file is an empty database to SQLite too; anything else must carry the header.
+  if (n > 0 && (n < 16 || std::memcmp(header, "SQLite format 3", 16) != 0))
+    not_attune(path, "file is not a database");
+  if (mode == OpenMode::read_write_create && ::access(path.c_str(), W_OK) != 0)
+    fail(path, "cannot open for writing: " + errno_text(errno));
+}
+
+struct Contents {
+  std::vector<std::string> tables;
+  bool has_meta = false;
+};
+
+// The first real read of the file; SQLite reports garbage pages here.
+Contents list_tables(Connection& c) {
+  sqlite3_stmt* st = nullptr;
+  const char* sql = "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name";
+  int rc = sqlite3_prepare_v2(c.get(), sql, -1, &st, nullptr);
+  Contents out;
+  if (rc == SQLITE_OK) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      std::string name = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      if (name == "meta") out.has_meta = true;
+      out.tables.push_back(std::move(name));
+    }
+  }
+  std::string msg = sqlite3_errmsg(c.get());
+  sqlite3_finalize(st);
+  if (rc == SQLITE_DONE) return out;
+  int primary = rc & 0xff;
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) not_attune(c.path(), msg);
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_PERM || primary == SQLITE_AUTH)
+    fail(c.path(), "cannot open: " + msg);
+  fail(c.path(), "cannot read: " + msg);
+}
+
+// Refuses anything but an attune database of a version this build reads.
+void verify_attune(Connection& c, const Contents& t) {
+  if (!t.has_meta) {
+    std::string names;
+    for (const auto& n : t.tables) names += (names.empty() ? "" : ", ") + n;
+    not_attune(c.path(), "it has tables " + names + " and no attune meta table");
+  }
+  Statement st(c, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!st.step()) not_attune(c.path(), "its meta table has no schema_version");
+  std::string v = st.text(0);
+  if (v != std::to_string(kDbSchemaVersion))
+    fail(c.path(), "unsupported schema_version " + v + " (this attune reads " +
+                       std::to_string(kDbSchemaVersion) + ")");
+}
+
+void quick_check(Connection& c) {
+  sqlite3_stmt* st = nullptr;
+  int rc = sqlite3_prepare_v2(c.get(), "PRAGMA quick_check", -1, &st, nullptr);
+  std::string first;
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+    first = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  std::string msg = sqlite3_errmsg(c.get());
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) fail(c.path(), "database is corrupt (" + msg + ")");
+  if (first != "ok") fail(c.path(), "database is corrupt (quick_check: " + first + ")");
+}
+
+void create_schema(Connection& c) {
+  c.exec(kSchemaV1);
+  Statement st(c, "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)");
+  st.bind(1, std::string_view(std::to_string(kDbSchemaVersion))).run();
+}
+
+}  // namespace
+
+std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode) {
+  precheck(path, mode);
+  const bool rw = mode == OpenMode::read_write_create;
+  int flags = rw ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  auto c = std::make_unique<Connection>(path, flags);
+  if (rw && sqlite3_db_readonly(c->get(), "main") == 1)
+    fail(path, "cannot open for writing: permission denied");
+
+  // Everything up to here only read the file.
+  Contents t = list_tables(*c);
+  if (t.tables.empty() && !rw) not_attune(path, "it is empty");
+  if (!t.tables.empty()) {
+    verify_attune(*c, t);
+    quick_check(*c);
+  }
+  if (!rw) {
+    c->exec("PRAGMA query_only = ON");
+    return c;
+  }
+
+  // Ours (or empty): now writes are allowed. WAL + FULL sync makes every committed insert
+  // survive a killed process (and a power loss); foreign keys catch a bad task_id.
+  if (path != kInMemory) {
+    Statement st(*c, "PRAGMA journal_mode = WAL");
+    if (!st.step() || st.text(0) != "wal") fail(path, "cannot switch to WAL journal mode");
+  }
+  c->exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON");
+  if (t.tables.empty()) {
+    // Another process may have created the schema since we looked: decide under the lock.
+    Transaction tx(*c);
+    Contents again = list_tables(*c);
+    if (again.tables.empty()) create_schema(*c);
+    else verify_attune(*c, again);
+    tx.commit();
+  }
+  return c;
+}
+
+}  // namespace attune::db

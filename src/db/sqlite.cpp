@@ -1,0 +1,119 @@
+#include "db/sqlite.hpp"
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <limits>
+
+#include "attune/error.hpp"
+
+namespace attune::db {
+
+Connection::Connection(std::string path, int flags) : path_(std::move(path)) {
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(path_ + ": cannot open: " + msg);
+  }
+  // Extended codes tell "not a database" from other failures; the busy timeout makes a
+  // second attune process wait for the write lock instead of failing at once.
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, 10000);
+}
+
+Connection::~Connection() { sqlite3_close_v2(db_); }
+
+void Connection::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    throw Error(path_ + ": " + msg);
+  }
+}
+
+void Connection::fail(std::string_view what) const {
+  throw Error(path_ + ": " + std::string(what) + ": " + sqlite3_errmsg(db_));
+}
+
+std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
+Statement::Statement(Connection& c, const char* sql) : c_(c) {
+  if (sqlite3_prepare_v2(c.get(), sql, -1, &st_, nullptr) != SQLITE_OK) c.fail("cannot read");
+}
+
+Statement::~Statement() { sqlite3_finalize(st_); }
+
+Statement& Statement::bind(int i, std::int64_t v) {
+  if (sqlite3_bind_int64(st_, i, v) != SQLITE_OK) c_.fail("bind");
+  return *this;
+}
+
+Statement& Statement::bind(int i, double v) {
+  if (sqlite3_bind_double(st_, i, v) != SQLITE_OK) c_.fail("bind");
+  return *this;
+}
+
+Statement& Statement::bind(int i, std::string_view text) {
+  if (sqlite3_bind_text64(st_, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8) !=
+      SQLITE_OK)
+    c_.fail("bind");
+  return *this;
+}
+
+Statement& Statement::bind_blob(int i, std::string_view bytes) {
+  // A zero-length blob must still be a blob, not NULL: pass a non-null pointer.
+  static const char empty = 0;
+  const char* p = bytes.empty() ? &empty : bytes.data();
+  if (sqlite3_bind_blob64(st_, i, p, bytes.size(), SQLITE_TRANSIENT) != SQLITE_OK)
+    c_.fail("bind");
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(st_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  c_.fail(sqlite3_stmt_readonly(st_) ? "cannot read" : "cannot write");
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+}
+
+std::int64_t Statement::int64(int col) const { return sqlite3_column_int64(st_, col); }
+
+double Statement::real(int col) const {
+  if (is_null(col)) return std::numeric_limits<double>::quiet_NaN();
+  return sqlite3_column_double(st_, col);
+}
+
+std::string Statement::text(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
+  int n = sqlite3_column_bytes(st_, col);
+  return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
+}
+
+std::string Statement::blob(int col) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, col));
+  int n = sqlite3_column_bytes(st_, col);
+  return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
+}
+
+bool Statement::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+
+Transaction::Transaction(Connection& c) : c_(c) { c_.exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+  if (!done_) sqlite3_exec(c_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  c_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace attune::db

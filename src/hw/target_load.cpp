@@ -1,0 +1,71 @@
+// Finding target files: a path is read as is; a bare name is looked up in $ATTUNE_TARGETS_DIR
+// and then in the source tree's targets/ (ATTUNE_SOURCE_DIR is a compile definition), so a
+// user can add targets without touching the tree and the shipped ones are always found.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "attune/error.hpp"
+#include "attune/target.hpp"
+#include "hw/json_node.hpp"
+
+#ifndef ATTUNE_SOURCE_DIR
+#define ATTUNE_SOURCE_DIR "."
+#endif
+
+namespace attune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> target_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("ATTUNE_TARGETS_DIR"); env && *env) dirs.emplace_back(env);
+  dirs.emplace_back(std::string(ATTUNE_SOURCE_DIR) + "/targets");
+  return dirs;
+}
+
+std::string alias(const std::string& name) {
+  static const std::map<std::string, std::string> aliases{
+      {"cpu", "x86-avx2"}, {"host", "x86-avx2"}, {"cuda", "nvidia-h200"}, {"gpu", "nvidia-h200"}};
+  auto it = aliases.find(name);
+  return it == aliases.end() ? name : it->second;
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos ||
+         (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+}
+
+}  // namespace
+
+Target load_target(const std::string& path_or_name) {
+  if (path_or_name.empty()) throw Error("target: empty name");
+  if (looks_like_path(path_or_name))
+    return parse_target(hw::read_text_file(path_or_name), path_or_name);
+  std::string name = alias(path_or_name);
+  for (const auto& dir : target_dirs()) {
+    std::string p = dir + "/" + name + ".json";
+    if (fs::is_regular_file(p)) return parse_target(hw::read_text_file(p), p);
+  }
+  std::string known;
+  for (const auto& n : list_targets()) known += (known.empty() ? "" : ", ") + n;
+  throw Error("unknown target '" + path_or_name + "' (known: " + (known.empty() ? "none" : known) +
+              "; also cpu, cuda)");
+}
+
+std::vector<std::string> list_targets() {
+  std::vector<std::string> out;
+  for (const auto& dir : target_dirs()) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace attune

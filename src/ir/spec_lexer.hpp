@@ -1,0 +1,44 @@
+// spec_lexer.hpp — tokens of the op spec language (see attune/op.hpp), with 1-based
+// line:col positions so every parse error can say where it is. Used by spec_parser.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attune::ir {
+
+enum class Tok {
+  ident,     // name or keyword (keywords are contextual)
+  integer,   // non-negative decimal literal
+  label,     // the free-form name after `op`
+  lbracket, rbracket, comma, lparen, rparen,
+  plus, minus, star, slash, less, plus_eq,
+  end_stmt,  // newline or ';'
+  eof,
+};
+
+struct SrcPos {
+  int line = 1;
+  int col = 1;
+};
+
+struct Token {
+  Tok kind = Tok::eof;
+  std::string text;
+  SrcPos pos;
+  long long value = 0;  // for integers
+};
+
+// Largest integer literal accepted (keeps index arithmetic far from overflow).
+constexpr long long kMaxLiteral = (1LL << 31) - 1;
+
+// Throws attune::Error "line:col: message".
+[[noreturn]] void spec_error(SrcPos pos, const std::string& message);
+
+// How a token is named in messages: "'foo'", "end of line", "end of input".
+std::string describe(const Token& t);
+
+std::vector<Token> lex_spec(std::string_view text);
+
+}  // namespace attune::ir

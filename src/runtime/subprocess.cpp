@@ -1,0 +1,204 @@
+#include "runtime/subprocess.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace attune::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A pipe whose ends close themselves; both ends are close-on-exec so that concurrent spawns in
+// other threads never inherit them (posix_spawn's dup2 clears the flag on the child's copy).
+struct Pipe {
+  int fd[2] = {-1, -1};
+  bool open() { return ::pipe2(fd, O_CLOEXEC) == 0; }
+  void close_end(int i) {
+    if (fd[i] >= 0) ::close(fd[i]);
+    fd[i] = -1;
+  }
+  ~Pipe() { close_end(0), close_end(1); }
+};
+
+std::vector<std::string> child_environment(const ProcessOptions& options) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& [k, v] : options.env)
+      if (entry.size() > k.size() && entry.substr(0, k.size()) == k && entry[k.size()] == '=')
+        replaced = true;
+    if (!replaced) env.emplace_back(entry);
+  }
+  for (const auto& [k, v] : options.env) env.push_back(k + "=" + v);
+  return env;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Reads what is available on `fd` into `sink` (cut at `cap`); false at end of file.
+bool read_some(int fd, std::string& sink, std::size_t cap) {
+  char buf[8192];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
+  sink.append(buf, std::min<std::size_t>(room, static_cast<std::size_t>(n)));
+  return true;
+}
+
+// Has the child exited? Leaves it unreaped (a zombie keeps its pid and process group id from
+// being reused, so killing the group afterwards can only reach the child's own descendants).
+bool has_exited(pid_t pid, bool block) {
+  siginfo_t info{};
+  int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, flags) != 0)
+    if (errno != EINTR) return true;  // nothing to wait for: treat as gone
+  return info.si_pid == pid;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  ProcessResult r;
+  if (argv.empty()) {
+    r.spawn_error = "empty command";
+    return r;
+  }
+  Pipe out, err;
+  if (!out.open() || !err.open()) {
+    r.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Own process group (to kill it whole), default signal handling and an empty mask (the parent
+  // may ignore SIGPIPE or block signals; the child should not inherit that).
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigfillset(&defaults);
+  sigdelset(&defaults, SIGKILL);
+  sigdelset(&defaults, SIGSTOP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> args = argv, env = child_environment(options);
+  std::vector<char*> cargs = c_strings(args), cenv = c_strings(env);
+  const auto start = Clock::now();
+  pid_t pid = -1;
+  int rc = ::posix_spawnp(&pid, cargs[0], &actions, &attr, cargs.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    r.spawn_error = "cannot run '" + argv[0] + "': " + std::strerror(rc);
+    return r;
+  }
+  r.started = true;
+  out.close_end(1);
+  err.close_end(1);
+
+  const auto deadline = start + std::chrono::duration<double>(options.timeout_s);
+  bool out_open = true, err_open = true, exited = false;
+  while (!exited) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    pollfd fds[2] = {{out_open ? out.fd[0] : -1, POLLIN, 0}, {err_open ? err.fd[0] : -1, POLLIN, 0}};
+    // Wake up now and then even with open pipes: the child may exit while a descendant it left
+    // behind still holds them.
+    ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 20)));
+    if (fds[0].revents) out_open = read_some(out.fd[0], r.out, options.max_output);
+    if (fds[1].revents) err_open = read_some(err.fd[0], r.err, options.max_output);
+    exited = has_exited(pid, false);
+  }
+  has_exited(pid, true);
+  ::kill(-pid, SIGKILL);  // descendants left behind (the child itself is an unreaped zombie)
+
+  // Drain what the pipes still hold; the writers are dead, so this ends quickly.
+  for (int rounds = 0; (out_open || err_open) && rounds < 200; ++rounds) {
+    pollfd fds[2] = {{out_open ? out.fd[0] : -1, POLLIN, 0}, {err_open ? err.fd[0] : -1, POLLIN, 0}};
+    if (::poll(fds, 2, 10) <= 0) continue;
+    if (fds[0].revents) out_open = read_some(out.fd[0], r.out, options.max_output);
+    if (fds[1].revents) err_open = read_some(err.fd[0], r.err, options.max_output);
+  }
+
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+std::string signal_name(int sig) {
+  static const std::pair<int, const char*> kNames[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},     {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},   {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},   {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},   {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
+  };
+  for (const auto& [n, name] : kNames)
+    if (n == sig) return name;
+  return "signal " + std::to_string(sig);
+}
+
+std::string find_program(const std::string& program) {
+  auto executable = [](const std::string& p) {
+    struct stat st{};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (program.find('/') != std::string::npos) {
+    if (!executable(program)) return "";
+    char* real = ::realpath(program.c_str(), nullptr);
+    std::string out = real ? real : program;
+    std::free(real);
+    return out;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    auto colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + program;
+    if (executable(candidate)) return candidate;
+    if (colon == std::string_view::npos) return "";
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+}  // namespace attune::runtime

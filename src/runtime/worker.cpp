@@ -1,0 +1,174 @@
+// attune-worker: runs one candidate kernel in a process of its own and reports on stdout.
+//
+// Steps: parse the request, rebuild the op's inputs from the seed, load the shared object, run
+// the kernel once on a zeroed output and compare it with the reference, then time it. A crash
+// or hang here is the point of the exercise: the parent sees the signal or the timeout. Anything
+// the kernel prints goes to stderr, so stdout carries nothing but the result.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+
+#include "attune/buffer.hpp"
+#include "attune/error.hpp"
+#include "attune/op.hpp"
+#include "attune/runtime.hpp"
+#include "runtime/files.hpp"
+#include "runtime/protocol.hpp"
+
+namespace attune {
+
+namespace {
+
+using runtime::WorkerRequest;
+using runtime::WorkerResult;
+using Clock = std::chrono::steady_clock;
+using Kernel = void (*)(void* const*);
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+WorkerResult failure(const char* status, std::string error) {
+  WorkerResult r;
+  r.status = status;
+  r.error = std::move(error);
+  return r;
+}
+
+Buffer load_reference(const std::string& path, const Buffer& like) {
+  Buffer want(like.dtype(), like.shape());
+  auto bytes = runtime::read_file(path);
+  if (!bytes) throw Error("cannot read reference file '" + path + "'");
+  if (bytes->size() != want.bytes())
+    throw Error("reference file '" + path + "' holds " + std::to_string(bytes->size()) +
+                " bytes, the output tensor needs " + std::to_string(want.bytes()));
+  std::memcpy(want.data(), bytes->data(), bytes->size());
+  return want;
+}
+
+// Calls the kernel `number` times per repeat (enough to last min_repeat_s) and records the
+// time per call. Stops after min_repeats once the running median settles, the time budget is
+// spent, or max_repeats is reached.
+std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRequest& req) {
+  auto t0 = Clock::now();
+  kernel(args);
+  const double one = std::max(seconds_since(t0), 1e-9);
+  const long number =
+      one >= req.min_repeat_s ? 1 : std::min(10'000'000L, std::lround(std::ceil(req.min_repeat_s / one)));
+
+  std::vector<double> times;
+  double previous_median = 0;
+  const auto start = Clock::now();
+  while (true) {
+    t0 = Clock::now();
+    for (long i = 0; i < number; ++i) kernel(args);
+    times.push_back(seconds_since(t0) / static_cast<double>(number));
+
+    const double median = runtime::median_of(times);
+    const int n = static_cast<int>(times.size());
+    if (n >= req.max_repeats) break;
+    if (n >= req.min_repeats) {
+      if (seconds_since(start) >= req.max_seconds) break;
+      const double moved = std::abs(median - previous_median);
+      if (previous_median > 0 && moved <= req.stable_tol * previous_median) break;
+    }
+    previous_median = median;
+  }
+  return times;
+}
+
+WorkerResult run(const WorkerRequest& req) {
+  const Op op = parse_spec(req.spec);
+  std::vector<Buffer> buffers = make_buffers(op, req.seed);
+  const int out = op.tensor_index(op.output.tensor);
+  ATTUNE_CHECK(out >= 0, "the output tensor is declared");
+  Buffer& got = buffers[static_cast<std::size_t>(out)];
+  const Buffer want = load_reference(req.reference_path, got);
+
+  void* lib = ::dlopen(req.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return failure("runtime_error", std::string("dlopen failed: ") + ::dlerror());
+  ::dlerror();
+  void* sym = ::dlsym(lib, req.entry.c_str());
+  if (!sym) {
+    const char* why = ::dlerror();
+    return failure("runtime_error", "dlsym(" + req.entry + ") failed: " + (why ? why : "null symbol"));
+  }
+  const auto kernel = reinterpret_cast<Kernel>(sym);
+  std::vector<void*> pointers;
+  for (auto& b : buffers) pointers.push_back(b.data());
+  void* const* args = pointers.data();
+
+  got.fill_zero();
+  kernel(args);
+  const Comparison first = compare(got, want, req.rtol);
+  if (!first.ok) {
+    WorkerResult r = failure("wrong_result", "output " + op.output.tensor +
+                                                 " differs from the reference: " + first.str());
+    r.max_rel_error = first.max_rel_error;
+    return r;
+  }
+  for (int i = 0; i < req.warmup; ++i) kernel(args);
+
+  WorkerResult r;
+  r.status = "ok";
+  r.max_rel_error = first.max_rel_error;
+  r.times_s = time_kernel(kernel, args, req);
+  if (req.recheck) {
+    const Comparison again = compare(got, want, req.rtol);
+    if (!again.ok) {
+      r = failure("wrong_result",
+                  "correct on the first call but not after repeated calls (does the kernel "
+                  "accumulate into its output instead of overwriting it?): " + again.str());
+      r.max_rel_error = again.max_rel_error;
+    }
+  }
+  // The library stays loaded: the process ends right after, and unloading code that may have
+  // started threads (OpenMP) is a crash risk for no benefit.
+  return r;
+}
+
+bool write_all(int fd, const std::string& text) {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+int worker_main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: attune-worker REQUEST.json  (started by attune's runner)\n";
+    return 2;
+  }
+  // Keep stdout for the result and point fd 1 at stderr for everything else.
+  const int result_fd = ::dup(1);
+  if (result_fd < 0 || ::dup2(2, 1) < 0) {
+    std::cerr << "attune-worker: cannot set up stdout: " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  WorkerResult result;
+  try {
+    auto text = runtime::read_file(argv[1]);
+    if (!text) throw Error(std::string("cannot read request file '") + argv[1] + "'");
+    result = run(runtime::request_from_json(nlohmann::json::parse(*text)));
+  } catch (const std::exception& e) {
+    result = failure("internal_error", e.what());
+  }
+  std::cout.flush();
+  if (!write_all(result_fd, runtime::to_json(result).dump() + "\n")) return 3;
+  return 0;
+}
+
+}  // namespace attune

@@ -1,0 +1,189 @@
+// Runner: every way a candidate can end maps to its status, and none of them hurts the caller.
+#include <gtest/gtest.h>
+
+#include "attune/error.hpp"
+#include "attune/evaluator.hpp"
+#include "kernels.hpp"
+
+namespace attune::test {
+namespace {
+
+// One builder and runner for the suite: builds are cached, so each test pays only for its own.
+class RunnerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ScratchDir;
+    builder_ = new Builder(build_options(*dir_));
+    runner_ = new Runner;
+  }
+  static void TearDownTestSuite() {
+    delete runner_;
+    delete builder_;
+    delete dir_;
+  }
+
+  static std::string built(const std::string& body) {
+    BuildResult r = builder_->build(c_artifact(body));
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.so_path;
+  }
+  static Measurement run(const std::string& body, MeasureOptions o = quick_options()) {
+    return runner_->measure(gemm8(), built(body), o);
+  }
+
+  static ScratchDir* dir_;
+  static Builder* builder_;
+  static Runner* runner_;
+};
+ScratchDir* RunnerTest::dir_ = nullptr;
+Builder* RunnerTest::builder_ = nullptr;
+Runner* RunnerTest::runner_ = nullptr;
+
+TEST_F(RunnerTest, CorrectKernelIsTimed) {
+  Measurement m = run(kGood);
+  ASSERT_EQ(m.status, Status::ok) << m.error;
+  EXPECT_TRUE(m.error.empty());
+  EXPECT_GE(m.times_s.size(), 3u);
+  EXPECT_LE(m.times_s.size(), 6u);
+  for (double t : m.times_s) EXPECT_GT(t, 0);
+  EXPECT_GT(m.median_s, 0);
+  EXPECT_LE(m.max_rel_error, 1e-4);
+}
+
+TEST_F(RunnerTest, SegfaultIsARuntimeError) {
+  Measurement m = run(kSegfault);
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_NE(m.error.find("SIGSEGV"), std::string::npos) << m.error;
+  EXPECT_TRUE(m.times_s.empty());
+  EXPECT_EQ(m.median_s, 0);
+}
+
+TEST_F(RunnerTest, AbortIsARuntimeError) {
+  Measurement m = run(kAbort);
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_NE(m.error.find("SIGABRT"), std::string::npos) << m.error;
+}
+
+TEST_F(RunnerTest, InfiniteLoopTimesOut) {
+  MeasureOptions o = quick_options();
+  o.timeout_s = 1.5;
+  Measurement m = run(kHang, o);
+  EXPECT_EQ(m.status, Status::timeout);
+  EXPECT_NE(m.error.find("1.5"), std::string::npos) << m.error;
+}
+
+TEST_F(RunnerTest, WrongOutputIsAWrongResult) {
+  Measurement m = run(kWrong);
+  EXPECT_EQ(m.status, Status::wrong_result);
+  EXPECT_NE(m.error.find("output C differs"), std::string::npos) << m.error;
+  EXPECT_GT(m.max_rel_error, 1e-4);
+  EXPECT_TRUE(m.times_s.empty());
+}
+
+TEST_F(RunnerTest, AccumulatingKernelFailsTheRecheck) {
+  Measurement m = run(kAccumulates);
+  EXPECT_EQ(m.status, Status::wrong_result);
+  EXPECT_NE(m.error.find("repeated calls"), std::string::npos) << m.error;
+  MeasureOptions o = quick_options();
+  o.recheck = false;
+  EXPECT_EQ(run(kAccumulates, o).status, Status::ok);
+}
+
+TEST_F(RunnerTest, ExitInsideTheKernelIsARuntimeError) {
+  Measurement m = run(kExit);
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_NE(m.error.find("code 3"), std::string::npos) << m.error;
+}
+
+TEST_F(RunnerTest, KernelOutputOnStdoutDoesNotDisturbTheResult) {
+  Measurement m = run(kChatty);
+  EXPECT_EQ(m.status, Status::ok) << m.error;
+}
+
+TEST_F(RunnerTest, MissingEntryIsARuntimeError) {
+  MeasureOptions o = quick_options();
+  o.entry = "no_such_kernel";
+  Measurement m = run(kGood, o);
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_NE(m.error.find("no_such_kernel"), std::string::npos) << m.error;
+}
+
+TEST_F(RunnerTest, UnloadableObjectIsARuntimeError) {
+  const std::string bogus = dir_->path() + "/not-a-library.so";
+  FILE* f = std::fopen(bogus.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("this is not ELF\n", f);
+  std::fclose(f);
+  Measurement m = runner_->measure(gemm8(), bogus, quick_options());
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_NE(m.error.find("dlopen"), std::string::npos) << m.error;
+}
+
+TEST_F(RunnerTest, ThreadCountReachesTheWorker) {
+  MeasureOptions o = quick_options();
+  o.threads = 3;
+  o.recheck = false;
+  // The kernel aborts unless OMP_NUM_THREADS=3; it writes zeros, so compare with zeros.
+  Op op = gemm8();
+  Buffer zeros(DType::f32, {8, 8});
+  Measurement m = runner_->measure_with_reference(op, built(kNeedsThreads3), zeros, o);
+  EXPECT_EQ(m.status, Status::ok) << m.error;
+  o.threads = 2;
+  EXPECT_EQ(runner_->measure_with_reference(op, built(kNeedsThreads3), zeros, o).status,
+            Status::runtime_error);
+}
+
+TEST_F(RunnerTest, CustomReference) {
+  Op op = gemm8();
+  std::vector<Buffer> buffers = make_buffers(op, 1);
+  evaluate(op, buffers);
+  Buffer reference = buffers[2];
+  EXPECT_EQ(runner_->measure_with_reference(op, built(kGood), reference, quick_options()).status,
+            Status::ok);
+  reference.set(5, reference.get(5) + 10);
+  Measurement m = runner_->measure_with_reference(op, built(kGood), reference, quick_options());
+  EXPECT_EQ(m.status, Status::wrong_result) << m.error;
+}
+
+TEST_F(RunnerTest, ReferenceOfTheWrongShapeIsAUserError) {
+  Buffer bad(DType::f32, {4, 4});
+  EXPECT_THROW(runner_->measure_with_reference(gemm8(), built(kGood), bad, quick_options()), Error);
+}
+
+TEST_F(RunnerTest, BatchOfEveryOutcome) {
+  std::vector<Artifact> batch;
+  for (const char* body : {kGood, kSegfault, kHang, kWrong, kSyntaxError, kAbort})
+    batch.push_back(c_artifact(body));
+  std::vector<BuildResult> builds = builder_->build_batch(batch);
+  MeasureOptions o = quick_options();
+  o.timeout_s = 3;  // generous for the good one on a loaded machine; the hang pays it once
+  std::vector<Measurement> m = runner_->measure_batch(gemm8(), builds, o);
+  ASSERT_EQ(m.size(), batch.size());
+  EXPECT_EQ(m[0].status, Status::ok) << m[0].error;
+  EXPECT_GE(m[0].times_s.size(), 3u);
+  EXPECT_EQ(m[1].status, Status::runtime_error);
+  EXPECT_NE(m[1].error.find("SIGSEGV"), std::string::npos) << m[1].error;
+  EXPECT_EQ(m[2].status, Status::timeout);
+  EXPECT_EQ(m[3].status, Status::wrong_result);
+  EXPECT_EQ(m[4].status, Status::compile_error);
+  EXPECT_NE(m[4].error.find("error"), std::string::npos) << m[4].error;
+  EXPECT_EQ(m[5].status, Status::runtime_error);
+  EXPECT_NE(m[5].error.find("SIGABRT"), std::string::npos) << m[5].error;
+}
+
+TEST_F(RunnerTest, BatchOfPathsAndTheProcessWideRunner) {
+  std::vector<std::string> paths = {built(kGood), built(kWrong)};
+  auto m = measure_batch(gemm8(), paths, quick_options());
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].status, Status::ok) << m[0].error;
+  EXPECT_EQ(m[1].status, Status::wrong_result);
+}
+
+TEST(RunnerSetup, MissingWorkerIsAUserError) {
+  RunnerOptions o;
+  o.worker = "/nonexistent/attune-worker";
+  EXPECT_THROW(Runner{o}, Error);
+}
+
+}  // namespace
+}  // namespace attune::test
