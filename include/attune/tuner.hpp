@@ -1,0 +1,110 @@
+// attune/tuner.hpp — the schedule space, search strategies and the shared tuning loop.
+//
+// A Space describes the candidate schedules of one op as knobs (each a small list of choices);
+// a Config picks one choice per knob and expands to a Trace. Strategies propose Configs from
+// the history; tune() builds them in parallel, measures them one at a time in isolated
+// workers, and commits every attempt to the database as it finishes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attune/db.hpp"
+#include "attune/measure.hpp"
+#include "attune/op.hpp"
+#include "attune/transform.hpp"
+
+namespace attune {
+
+struct Knob {
+  std::string name;
+  std::vector<std::int64_t> choices;  // the values; a Config holds an index into them
+  std::string help;
+};
+
+using Config = std::vector<int>;  // one choice index per knob
+
+class Space {
+ public:
+  virtual ~Space() = default;
+  virtual const std::vector<Knob>& knobs() const = 0;
+  // The trace a config stands for. Throws Error when the config cannot be expressed (rare:
+  // most bad configs expand fine and are refused by a transformation's applicable()).
+  virtual Trace trace(const Config& c) const = 0;
+  nlohmann::json describe(const Config& c) const;  // {"knob": value, ...}
+  Config random_config(std::mt19937_64& rng) const;
+  std::size_t size() const;  // product of choice counts (saturating)
+};
+
+// The CPU schedule space for contraction-like ops (every family attune parses): register tile
+// over a vectorized output dimension and an unrolled one, optional reduction split, loop order,
+// packing of each input at one of several levels, and a parallel outer loop.
+std::unique_ptr<Space> make_cpu_space(const Op& op, int threads);
+
+// ---- search ----------------------------------------------------------------------------------
+
+struct Trial {
+  Config config;
+  Status status = Status::ok;
+  double time_s = 0;  // median; 0 unless ok
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+  // Proposes up to n configs not in `history` (the caller also filters repeats).
+  virtual std::vector<Config> propose(const Space& space, const std::vector<Trial>& history, int n,
+                                      std::mt19937_64& rng) = 0;
+};
+
+// "random", "evolutionary". Throws Error listing the known names for anything else.
+std::unique_ptr<Strategy> make_strategy(const std::string& name);
+std::vector<std::string> strategy_names();
+
+// ---- the tuning loop -------------------------------------------------------------------------
+
+struct TuneProgress {
+  int trials = 0;       // attempts recorded for this task so far (including earlier runs)
+  int budget = 0;       // target number of trials (0 with a time budget only)
+  int valid = 0;        // ok attempts
+  double best_time_s = 0;
+  double best_gflops = 0;
+  double elapsed_s = 0;
+  double eta_s = -1;    // -1 when unknown
+};
+
+struct TuneOptions {
+  std::string target = "cpu";
+  int trials = 200;            // total attempts wanted for the task (earlier runs count)
+  double time_s = 0;           // stop after this many seconds (0: no limit)
+  std::string strategy = "evolutionary";
+  std::string db_path = "attune.db";
+  std::uint64_t seed = 0;
+  int threads = 0;             // threads each candidate runs with (0: all cores)
+  int batch = 0;               // candidates per round (0: 2 x compile jobs)
+  std::function<void(const TuneProgress&)> on_progress;  // after every recorded attempt
+};
+
+struct TuneResult {
+  std::int64_t task_id = 0;
+  int trials_before = 0;       // attempts found in the database at start (resumed)
+  int trials_run = 0;          // attempts made by this run
+  int measured = 0;            // of which built and run (not refused as invalid or duplicates)
+  int valid = 0;               // ok attempts of the task in total
+  double elapsed_s = 0;
+  double candidates_per_minute = 0;  // attempts made by this run per minute of wall time
+  std::optional<Record> best;  // best verified record of the task
+  double best_gflops = 0;
+};
+
+TuneResult tune(const Op& op, const TuneOptions& options);
+
+double gflops_of(const Op& op, double seconds);
+
+}  // namespace attune

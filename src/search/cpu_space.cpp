@@ -1,0 +1,187 @@
+// The CPU schedule space: a register-blocked micro-kernel generalised to every contraction.
+//
+// The output's contiguous dimension V (its last index, a single variable) is split into a
+// vector tile; another spatial variable U (a knob) into a tile of rows that is unrolled; the
+// largest reduction may be split (and its outer part hoisted above the spatial tiles, GEMM
+// panel style); the output tile accumulates in a local buffer that the code generator keeps in
+// registers; each input may be packed at one of several levels; the outermost spatial loop may
+// run in parallel. The resulting loop order, innermost last:
+//
+//   [other spatial] [hoisted reduction] [U.0 V.0 in knob order] [reductions] U.1 (unroll) V.1 (vector)
+//
+// Every config expands to a trace; whether it is legal is for the transformations to say
+// (a refused step makes the candidate `invalid`, recorded but never built).
+#include <algorithm>
+
+#include "attune/error.hpp"
+#include "attune/tuner.hpp"
+
+namespace attune {
+
+namespace {
+
+class CpuSpace final : public Space {
+ public:
+  CpuSpace(const Op& op, int threads) : op_(op) {
+    // V: the output's last index when it is a plain variable (else the last spatial var).
+    const auto& last = op.output.index.back();
+    for (const auto& [v, c] : last.terms)
+      if (c == 1 && !op.is_reduction(v)) vec_ = v;
+    if (vec_.empty()) vec_ = op.spatial_vars().back();
+    for (const auto& s : op.spatial_vars())
+      if (s != vec_ && op.var(s).extent > 1) rows_.push_back(s);
+    for (const auto& r : op.reduction_vars())
+      if (red_.empty() || op.var(r).extent > op.var(red_).extent) red_ = r;
+    inputs_ = op.input_tensors();
+    if (op.epilogue.bias) std::erase(inputs_, op.epilogue.bias->tensor);
+
+    const std::int64_t ev = op.var(vec_).extent;
+    Knob vt{"vec_tile", {}, "vector tile of " + vec_};
+    for (std::int64_t t : {8, 16, 24, 32})
+      if (t <= (ev + 7) / 8 * 8) vt.choices.push_back(t);
+    if (vt.choices.empty()) vt.choices.push_back(ev);
+    knobs_.push_back(vt);
+
+    Knob rv{"row_var", {}, "spatial variable of the unrolled rows"};
+    for (std::size_t i = 0; i < std::max<std::size_t>(rows_.size(), 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
+    knobs_.push_back(rv);
+    knobs_.push_back({"row_tile", {1, 2, 3, 4, 5, 6, 8}, "rows in the register tile"});
+
+    Knob rs{"red_split", {0}, "inner extent of the split of reduction " + red_};
+    if (!red_.empty())
+      for (std::int64_t t : {8, 16, 32, 64, 128, 256, 512})
+        if (t < op.var(red_).extent) rs.choices.push_back(t);
+    knobs_.push_back(rs);
+    knobs_.push_back({"red_hoist", {0, 1}, "outer part of the split reduction above the spatial tiles"});
+    knobs_.push_back({"tile_order", {0, 1}, "0: rows tile outside the vector tile, 1: inside"});
+    for (const auto& t : inputs_)
+      knobs_.push_back({"pack_" + t, {0, 1, 2, 3}, "pack " + t + ": 0 no, 1 at the tile, 2 at the outer tile, 3 once"});
+    knobs_.push_back({"parallel", threads > 1 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0},
+                      "0 serial, 1 outermost spatial loop, 2 fused with its child"});
+  }
+
+  const std::vector<Knob>& knobs() const override { return knobs_; }
+
+  Trace trace(const Config& c) const override {
+    if (c.size() != knobs_.size()) throw Error("config has " + std::to_string(c.size()) + " values, space has " + std::to_string(knobs_.size()) + " knobs");
+    auto val = [&](const std::string& name) {
+      for (std::size_t i = 0; i < knobs_.size(); ++i)
+        if (knobs_[i].name == name) return knobs_[i].choices.at(static_cast<std::size_t>(c[i]));
+      throw Error("no knob " + name);
+    };
+    Trace t;
+    auto& s = t.steps;
+    const std::string out = op_.output.tensor;
+
+    // Vector tile.
+    const std::int64_t ev = op_.var(vec_).extent, tv = val("vec_tile");
+    std::string vo, vi = vec_;
+    if (tv < ev) {
+      s.push_back(Transform::split(vec_, {(ev + tv - 1) / tv, tv}));
+      vo = vec_ + ".0", vi = vec_ + ".1";
+    }
+    // Row tile.
+    std::string u = rows_.empty() ? "" : rows_.at(static_cast<std::size_t>(val("row_var")) % rows_.size());
+    std::string uo, ui;
+    if (!u.empty()) {
+      const std::int64_t eu = op_.var(u).extent, tu = val("row_tile");
+      if (tu <= 1) {
+        uo = u;
+      } else if (tu >= eu) {
+        ui = u;
+      } else {
+        s.push_back(Transform::split(u, {(eu + tu - 1) / tu, tu}));
+        uo = u + ".0", ui = u + ".1";
+      }
+    }
+    // Reductions.
+    std::string ro;
+    std::vector<std::string> red_inner;
+    const std::int64_t ks = val("red_split");
+    for (const auto& r : op_.reduction_vars()) {
+      if (r == red_ && ks > 0) {
+        s.push_back(Transform::split(r, {(op_.var(r).extent + ks - 1) / ks, ks}));
+        ro = r + ".0";
+        red_inner.push_back(r + ".1");
+      } else {
+        red_inner.push_back(r);
+      }
+    }
+    // Loop order.
+    std::vector<std::string> outer;
+    for (const auto& v : op_.spatial_vars())
+      if (v != vec_ && v != u) outer.push_back(v);
+    std::vector<std::string> tiles;
+    for (const auto& x : val("tile_order") == 0 ? std::vector<std::string>{uo, vo} : std::vector<std::string>{vo, uo})
+      if (!x.empty()) tiles.push_back(x);
+    const bool hoist = val("red_hoist") == 1 && !ro.empty();
+    std::vector<std::string> order = outer;
+    if (hoist) order.push_back(ro);
+    order.insert(order.end(), tiles.begin(), tiles.end());
+    if (!hoist && !ro.empty()) order.push_back(ro);
+    const std::size_t n_spatial_outer = order.size() - (!hoist && !ro.empty() ? 1 : 0);
+    order.insert(order.end(), red_inner.begin(), red_inner.end());
+    if (!ui.empty()) order.push_back(ui);
+    order.push_back(vi);
+    if (order.size() > 1) s.push_back(Transform::reorder(order));
+
+    // Accumulate the register tile locally, below the innermost spatial tile loop.
+    const std::string acc_at = n_spatial_outer > 0 ? order[n_spatial_outer - 1] : "";
+    if (!acc_at.empty()) s.push_back(Transform::cache_write(out, acc_at));
+    if (!ui.empty()) s.push_back(Transform::unroll(ui));
+    s.push_back(Transform::vectorize(vi));
+    if (!acc_at.empty()) {
+      const std::string buf = out + "_l";
+      for (const char* part : {".init", ".back"}) {
+        if (!ui.empty()) s.push_back(Transform::unroll(ui + "@" + buf + part));
+        s.push_back(Transform::vectorize(vi + "@" + buf + part));
+      }
+    }
+    // Packing.
+    const std::string outer_tile = !tiles.empty() ? (hoist ? ro : tiles.front()) : acc_at;
+    for (const auto& in : inputs_) {
+      const std::int64_t level = val("pack_" + in);
+      if (level == 1 && !acc_at.empty()) s.push_back(Transform::pack(in, acc_at));
+      if (level == 2 && !outer_tile.empty()) s.push_back(Transform::pack(in, outer_tile));
+      if (level == 3) s.push_back(Transform::pack(in, "root"));
+    }
+    // Parallel: the outermost spatial loop, optionally fused with its child.
+    const std::int64_t par = val("parallel");
+    if (par > 0) {
+      // Loop extents after the splits above: "x.0" has ceil(extent / inner), "x.1" the tile.
+      auto extent = [&](const std::string& l) -> std::int64_t {
+        const auto dot = l.find('.');
+        const std::int64_t e = op_.var(l.substr(0, dot)).extent;
+        if (dot == std::string::npos) return e;
+        const std::int64_t inner = l.substr(0, dot) == vec_ ? tv : l.substr(0, dot) == red_ ? ks : val("row_tile");
+        return l.substr(dot) == ".0" ? (e + inner - 1) / inner : inner;
+      };
+      std::string first;
+      for (const auto& l : order)
+        if (!op_.is_reduction(l.substr(0, l.find('.'))) && extent(l) > 1) { first = l; break; }
+      if (!first.empty()) {
+        if (par == 2) {
+          const auto it = std::find(order.begin(), order.end(), first);
+          if (it + 1 != order.end() && !op_.is_reduction(std::next(it)->substr(0, std::next(it)->find('.')))) {
+            s.push_back(Transform::fuse(first));
+            first = first + "_" + *std::next(it);
+          }
+        }
+        s.push_back(Transform::parallel(first));
+      }
+    }
+    return t;
+  }
+
+ private:
+  Op op_;
+  std::string vec_, red_;
+  std::vector<std::string> rows_, inputs_;
+  std::vector<Knob> knobs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Space> make_cpu_space(const Op& op, int threads) { return std::make_unique<CpuSpace>(op, threads); }
+
+}  // namespace attune

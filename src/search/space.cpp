@@ -1,0 +1,33 @@
+// What every Space shares: random configs, descriptions and the size of the space.
+#include <nlohmann/json.hpp>
+
+#include "attune/tuner.hpp"
+
+namespace attune {
+
+nlohmann::json Space::describe(const Config& c) const {
+  nlohmann::json j = nlohmann::json::object();
+  const auto& ks = knobs();
+  for (std::size_t i = 0; i < ks.size() && i < c.size(); ++i) j[ks[i].name] = ks[i].choices.at(c[i]);
+  return j;
+}
+
+Config Space::random_config(std::mt19937_64& rng) const {
+  Config c;
+  for (const auto& k : knobs())
+    c.push_back(std::uniform_int_distribution<int>(0, static_cast<int>(k.choices.size()) - 1)(rng));
+  return c;
+}
+
+std::size_t Space::size() const {
+  std::size_t n = 1;
+  for (const auto& k : knobs()) {
+    if (n > (SIZE_MAX / 64)) return SIZE_MAX;
+    n *= k.choices.size();
+  }
+  return n;
+}
+
+double gflops_of(const Op& op, double seconds) { return seconds > 0 ? op.flops() / seconds / 1e9 : 0; }
+
+}  // namespace attune

@@ -1,0 +1,11 @@
+// Constructors of the built-in strategies; make_strategy() in strategy.cpp picks by name.
+#pragma once
+
+#include "attune/tuner.hpp"
+
+namespace attune {
+
+std::unique_ptr<Strategy> make_random_search();
+std::unique_ptr<Strategy> make_evolutionary_search();
+
+}  // namespace attune

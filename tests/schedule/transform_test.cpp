@@ -1,0 +1,169 @@
+// Transformations: each kind's refusals (exact reasons), purity, JSON round trip and replay.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "attune/actions.hpp"
+#include "attune/error.hpp"
+#include "attune/transform.hpp"
+
+namespace attune {
+namespace {
+
+Op gemm() { return op_from_cli("gemm:M=12,N=16,K=10"); }
+
+std::string refusal(const LoopNest& nest, const Transform& t) {
+  const auto a = applicable(nest, t);
+  return a ? "applicable" : a.reason;
+}
+
+TEST(Refusals, Split) {
+  const LoopNest n = initial_nest(gemm());
+  EXPECT_EQ(refusal(n, Transform::split("x", {2, 2})), "no loop named 'x'");
+  EXPECT_EQ(refusal(n, Transform::split("m", {12})), "split needs at least two factors");
+  EXPECT_EQ(refusal(n, Transform::split("m", {3, 0})), "split factors must be >= 1");
+  EXPECT_EQ(refusal(n, Transform::split("m", {2, 5})),
+            "outer factor of 'm' must be 3 (extent 12 / inner 5, rounded up)");
+  EXPECT_EQ(refusal(n, Transform::split("m", {3, 5})), "applicable");
+  const LoopNest v = apply(n, Transform::vectorize("n"));
+  EXPECT_EQ(refusal(v, Transform::split("n", {2, 8})), "loop 'n' is vector; split before annotating");
+}
+
+TEST(Refusals, ParallelAndVectorizeRefuseAReduction) {
+  const LoopNest n = initial_nest(gemm());
+  EXPECT_EQ(refusal(n, Transform::parallel("k")),
+            "loop 'k' carries a dependence: every iteration accumulates into C[m, n] (a reduction)");
+  EXPECT_EQ(refusal(n, Transform::vectorize("m")), "loop 'm' is not innermost");
+  const LoopNest r = apply(n, Transform::reorder({"m", "k", "n"}));
+  EXPECT_EQ(refusal(r, Transform::vectorize("n")), "applicable");
+  EXPECT_EQ(refusal(apply(n, Transform::reorder({"n", "k"})), Transform::vectorize("k")),
+            "loop 'k' carries a dependence: every iteration accumulates into C[m, n] (a reduction)");
+  const LoopNest p = apply(n, Transform::parallel("m"));
+  EXPECT_EQ(refusal(p, Transform::parallel("n")), "loop 'n' is inside parallel loop 'm'");
+  EXPECT_EQ(refusal(p, Transform::parallel("m")), "loop 'm' is already parallel");
+}
+
+TEST(Refusals, ReorderNeedsAPerfectChain) {
+  const LoopNest n = initial_nest(gemm());
+  EXPECT_EQ(refusal(n, Transform::reorder({"m"})), "reorder needs at least two loops");
+  EXPECT_EQ(refusal(n, Transform::reorder({"m", "m"})), "loop 'm' named twice");
+  EXPECT_EQ(refusal(n, Transform::reorder({"m", "k"})), "loops are not adjacent: 'n' lies between them");
+  const LoopNest c = apply(n, Transform::cache_write("C", "m"));
+  EXPECT_EQ(refusal(c, Transform::reorder({"n", "m"})),
+            "loops are not perfectly nested: 'm' holds more than one loop");
+  EXPECT_EQ(refusal(n, Transform::reorder({"k", "n", "m"})), "applicable");
+}
+
+TEST(Refusals, UnrollFuse) {
+  const LoopNest n = initial_nest(op_from_cli("gemm:M=100,N=8,K=4"));
+  EXPECT_EQ(refusal(n, Transform::unroll("m")), "loop 'm' has extent 100 > 64; split it first");
+  EXPECT_EQ(refusal(n, Transform::fuse("k")), "loop 'k' does not hold exactly one loop");
+  EXPECT_EQ(refusal(n, Transform::fuse("m")), "applicable");
+  EXPECT_EQ(refusal(apply(n, Transform::unroll("n")), Transform::fuse("m")), "loop 'n' is unroll");
+}
+
+TEST(Refusals, PackAndCacheWrite) {
+  const LoopNest n = initial_nest(gemm());
+  EXPECT_EQ(refusal(n, Transform::pack("Z", "m")), "no tensor named 'Z'");
+  EXPECT_EQ(refusal(n, Transform::pack("C", "m")), "'C' is the output; use cache_write");
+  EXPECT_EQ(refusal(n, Transform::pack("A", "q")), "no loop named 'q'");
+  EXPECT_EQ(refusal(n, Transform::pack("A", "m", {"n"})),
+            "layout must be a permutation of the loops the read uses: k");
+  EXPECT_EQ(refusal(n, Transform::pack("A", "k")), "'A' is not read below 'k'");
+  EXPECT_EQ(refusal(n, Transform::pack("B", "root", {"n", "k"})), "applicable");
+  EXPECT_EQ(refusal(n, Transform::cache_write("A", "m")), "'A' is not the output of the op (C)");
+  EXPECT_EQ(refusal(n, Transform::cache_write("C", "init.m")), "'init.m' holds no update of 'C'");
+  const LoopNest c = apply(n, Transform::cache_write("C", "n"));
+  EXPECT_EQ(refusal(c, Transform::cache_write("C", "m")), "the output is already cached below 'm' (in 'C_l')");
+}
+
+TEST(Apply, IsPureAndThrowsWithTheReason) {
+  const LoopNest n = initial_nest(gemm());
+  const LoopNest copy = n;
+  const LoopNest s = apply(n, Transform::split("m", {3, 4}));
+  EXPECT_EQ(n, copy);
+  EXPECT_NE(s, n);
+  EXPECT_NE(s.find_loop("m.1"), nullptr);
+  try {
+    apply(n, Transform::parallel("k"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "parallel(k) is not applicable: loop 'k' carries a dependence: every iteration "
+              "accumulates into C[m, n] (a reduction)");
+  }
+}
+
+TEST(Apply, CacheWriteOverEveryReductionRemovesTheInitAndFoldsTheEpilogue) {
+  const Op op = op_from_cli("gemm:M=4,N=8,K=3,epilogue=bias_relu");
+  const LoopNest n = initial_nest(op);
+  EXPECT_EQ(n.body.size(), 3u);  // init, update, epilogue
+  const LoopNest c = apply(n, Transform::cache_write("C", "m"));
+  EXPECT_EQ(c.body.size(), 1u);
+  EXPECT_NE(c.str().find("relu("), std::string::npos);
+  // Below a reduction loop the write-back accumulates and the other nests stay.
+  const LoopNest r = apply(apply(n, Transform::reorder({"m", "k", "n"})), Transform::cache_write("C", "k"));
+  EXPECT_EQ(r.body.size(), 3u);
+  EXPECT_NE(r.str().find("C[m, n@C_l.back] += C_l[n@C_l.back]"), std::string::npos) << r.str();
+}
+
+TEST(Trace, EveryKindRoundTripsThroughJsonAndReplays) {
+  const Op op = op_from_cli("gemm:M=12,N=16,K=10");
+  Trace t;
+  t.steps = {Transform::split("n", {2, 8}),
+             Transform::reorder({"m", "n.0", "k", "n.1"}),
+             Transform::fuse("init.m"),
+             Transform::parallel("init.m_init.n"),
+             Transform::cache_write("C", "n.0"),
+             Transform::pack("B", "m", {"n.0", "k", "n.1"}),
+             Transform::vectorize("n.1"),
+             Transform::unroll("n.1@C_l.init")};
+  std::set<TransformKind> kinds;
+  for (const auto& s : t.steps) kinds.insert(s.kind);
+  EXPECT_EQ(kinds.size(), all_transform_kinds().size()) << "cover every kind";
+  const std::string text = trace_to_string(t);
+  EXPECT_EQ(trace_from_string(text), t);
+  EXPECT_EQ(nlohmann::json::parse(text)["schema_version"], kTraceSchemaVersion);
+  EXPECT_EQ(replay(op, trace_from_string(text)), replay(op, t));
+}
+
+TEST(Trace, BadJsonGivesOneLineErrors) {
+  EXPECT_THROW(trace_from_string("{"), Error);
+  try {
+    trace_from_string(R"({"schema_version": 1, "steps": [{"kind": "split", "loop": "m"}]})");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "trace: steps[0]: transformation 'split': missing field 'factors'");
+  }
+  try {
+    trace_from_string(R"({"schema_version": 7, "steps": []})");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "trace: schema_version 7 is not supported (expected 1)");
+  }
+  try {
+    replay(op_from_cli("gemm:M=4,N=4,K=4"), trace_from_string(R"({"schema_version": 1, "steps": [{"kind": "unroll", "loop": "z"}]})"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "trace step 0 unroll(z) is not applicable: no loop named 'z'");
+  }
+}
+
+// Random legal traces: every listed action is applicable, every replay reproduces the nest.
+TEST(Actions, RandomTracesAreLegalAndReplayIdentically) {
+  std::mt19937_64 rng(17);
+  for (const char* spec : {"gemm:M=12,N=16,K=10", "conv2d:N=1,H=6,W=6,C=3,K=4,R=3,S=3,pad=1,stride=2",
+                           "conv2d_transpose:N=1,H=3,W=3,C=2,K=4,R=4,S=4,stride=2,pad=1"}) {
+    const Op op = op_from_cli(spec);
+    for (int i = 0; i < 40; ++i) {
+      const Trace t = random_trace(op, rng, 10);
+      const LoopNest a = replay(op, t);
+      EXPECT_EQ(replay(op, trace_from_string(trace_to_string(t))), a);
+      for (const auto& act : legal_actions(a)) EXPECT_TRUE(applicable(a, act)) << act.str();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attune

@@ -1,0 +1,122 @@
+// The tuning loop end to end on a small GEMM: records every attempt, reports a verified best,
+// resumes without re-measuring, and loses no committed record when killed with SIGKILL.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "attune/db.hpp"
+#include "attune/tuner.hpp"
+
+namespace attune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/attune-tune-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+TuneOptions small(const std::string& db, int trials, const std::string& strategy = "random") {
+  TuneOptions o;
+  o.db_path = db;
+  o.trials = trials;
+  o.strategy = strategy;
+  o.threads = 1;
+  o.seed = 11;
+  o.batch = 4;
+  return o;
+}
+
+const char* kSpec = "gemm:M=24,N=32,K=20";
+
+TEST(Tune, RecordsEveryAttemptAndReportsAVerifiedBest) {
+  TempDir tmp;
+  const std::string db = (tmp.path / "t.db").string();
+  const Op op = op_from_cli(kSpec);
+  int progress_calls = 0;
+  auto o = small(db, 10, "evolutionary");
+  o.on_progress = [&](const TuneProgress& p) {
+    ++progress_calls;
+    EXPECT_LE(p.trials, 10);
+  };
+  const auto r = tune(op, o);
+  EXPECT_EQ(r.trials_before, 0);
+  EXPECT_EQ(r.trials_run, 10);
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(r.best->status, Status::ok);
+  EXPECT_GT(r.best_gflops, 0);
+  EXPECT_GT(progress_calls, 10);
+  auto d = Database::open(db, OpenMode::read_only);
+  EXPECT_EQ(d.counts(r.task_id).trials, 10);
+}
+
+TEST(Tune, ResumeSpendsOnlyTheRemainingBudgetOnNewTraces) {
+  TempDir tmp;
+  const std::string db = (tmp.path / "t.db").string();
+  const Op op = op_from_cli(kSpec);
+  tune(op, small(db, 6));
+  const auto r = tune(op, small(db, 10));
+  EXPECT_EQ(r.trials_before, 6);
+  EXPECT_EQ(r.trials_run, 4);
+  auto d = Database::open(db, OpenMode::read_only);
+  std::multiset<std::string> hashes;
+  for (const auto& rec : d.records(r.task_id)) hashes.insert(rec.trace_hash);
+  for (const auto& h : hashes) EXPECT_EQ(hashes.count(h), 1u) << "trace measured twice";
+}
+
+TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
+  TempDir tmp;
+  const std::string db = (tmp.path / "t.db").string();
+  const Op op = op_from_cli(kSpec);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      tune(op, small(db, 1000));
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  // Wait until a few records are committed, then kill the tuner without warning.
+  std::int64_t seen = 0;
+  for (int i = 0; i < 600 && seen < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    try {
+      auto d = Database::open(db, OpenMode::read_only);
+      if (auto t = d.find_task(canonical_spec(op), "x86-avx2")) seen = d.counts(t->id).trials;
+    } catch (const std::exception&) {
+    }
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_GE(seen, 3);
+
+  auto d = Database::open(db, OpenMode::read_only);
+  const auto task = d.find_task(canonical_spec(op), "x86-avx2");
+  ASSERT_TRUE(task);
+  const auto before = d.records(task->id);
+  EXPECT_GE(static_cast<std::int64_t>(before.size()), seen);
+  std::set<std::string> old;
+  for (const auto& r : before) old.insert(r.trace_hash);
+
+  const auto r = tune(op, small(db, static_cast<int>(before.size()) + 3));
+  EXPECT_EQ(r.trials_before, static_cast<int>(before.size()));
+  EXPECT_EQ(r.trials_run, 3);
+  auto after = Database::open(db, OpenMode::read_only).records(task->id);
+  for (std::size_t i = before.size(); i < after.size(); ++i) EXPECT_FALSE(old.count(after[i].trace_hash));
+}
+
+}  // namespace
+}  // namespace attune
