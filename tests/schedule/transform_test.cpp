@@ -26,8 +26,8 @@ TEST(Refusals, Split) {
   EXPECT_EQ(refusal(n, Transform::split("m", {2, 5})),
             "outer factor of 'm' must be 3 (extent 12 / inner 5, rounded up)");
   EXPECT_EQ(refusal(n, Transform::split("m", {3, 5})), "applicable");
-  const LoopNest v = apply(n, Transform::vectorize("n"));
-  EXPECT_EQ(refusal(v, Transform::split("n", {2, 8})), "loop 'n' is vector; split before annotating");
+  const LoopNest p = apply(n, Transform::parallel("m"));
+  EXPECT_EQ(refusal(p, Transform::split("m", {3, 4})), "loop 'm' is parallel; split before annotating");
 }
 
 TEST(Refusals, ParallelAndVectorizeRefuseAReduction) {
@@ -70,7 +70,7 @@ TEST(Refusals, PackAndCacheWrite) {
   EXPECT_EQ(refusal(n, Transform::pack("A", "q")), "no loop named 'q'");
   EXPECT_EQ(refusal(n, Transform::pack("A", "m", {"n"})),
             "layout must be a permutation of the loops the read uses: k");
-  EXPECT_EQ(refusal(n, Transform::pack("A", "k")), "'A' is not read below 'k'");
+  EXPECT_EQ(refusal(n, Transform::pack("A", "init.m")), "'A' is not read below 'init.m'");
   EXPECT_EQ(refusal(n, Transform::pack("B", "root", {"n", "k"})), "applicable");
   EXPECT_EQ(refusal(n, Transform::cache_write("A", "m")), "'A' is not the output of the op (C)");
   EXPECT_EQ(refusal(n, Transform::cache_write("C", "init.m")), "'init.m' holds no update of 'C'");
