@@ -1,0 +1,167 @@
+// cmd_tune.cpp — `attune tune SPEC`: runs the tuning loop (tuner.hpp) with live progress and a
+// closing summary. Every attempt is committed to the database as it finishes, so an
+// interrupted run resumes where it stopped when the same command is given again.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "attune/error.hpp"
+#include "attune/target.hpp"
+#include "attune/tuner.hpp"
+#include "cli/cli_common.hpp"
+
+namespace attune::cli {
+
+namespace {
+
+struct TuneArgs {
+  std::string spec;
+  std::string target = "cpu";
+  int trials = 0;     // 0: not given
+  double time_s = 0;  // 0: not given
+  std::string strategy = "evolutionary";
+  std::string db = kDefaultDb;
+  std::uint64_t seed = 0;
+  int threads = 0;
+  bool json = false;
+};
+
+// On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
+// two seconds, and the last state once tuning ends.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(stderr_is_terminal()) {}
+  // When tune() throws, end the redrawn line so the error starts on its own.
+  ~ProgressLine() {
+    if (tty_ && seen_ && !finished_) std::cerr << "\n";
+  }
+
+  void update(const TuneProgress& p) {
+    last_ = p;
+    seen_ = true;
+    last_printed_ = false;
+    const auto now = std::chrono::steady_clock::now();
+    if (tty_) {
+      std::cerr << "\r\033[K" << text(p) << std::flush;
+      return;
+    }
+    if (printed_ && now - last_print_ < std::chrono::seconds(2)) return;
+    print_line(p);
+  }
+
+  void finish() {
+    finished_ = true;
+    if (tty_) {
+      if (seen_) std::cerr << "\n";
+      return;
+    }
+    if (seen_ && !last_printed_) print_line(last_);
+  }
+
+ private:
+  void print_line(const TuneProgress& p) {
+    std::cerr << text(p) << std::endl;
+    printed_ = true;
+    last_printed_ = true;
+    last_print_ = std::chrono::steady_clock::now();
+  }
+
+  static std::string text(const TuneProgress& p) {
+    std::string s = "tune: " + std::to_string(p.trials) +
+                    (p.budget > 0 ? "/" + std::to_string(p.budget) : "") + " trials, " +
+                    std::to_string(p.valid) + " valid";
+    if (p.best_time_s > 0)
+      s += ", best " + fixed(p.best_gflops, 1) + " GFLOP/s (" + format_time(p.best_time_s) + ")";
+    s += ", " + format_duration(p.elapsed_s) + " elapsed";
+    if (p.eta_s >= 0) s += ", ETA " + format_duration(p.eta_s);
+    return s;
+  }
+
+  bool tty_;
+  bool seen_ = false, printed_ = false, last_printed_ = false, finished_ = false;
+  TuneProgress last_;
+  std::chrono::steady_clock::time_point last_print_;
+};
+
+int run_tune(const TuneArgs& a) {
+  if (a.trials < 0) throw Error("--trials must be positive, got " + std::to_string(a.trials));
+  if (a.time_s < 0) throw Error("--time must be positive, got " + fixed(a.time_s, 1));
+  if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
+  const Op op = op_from_cli(a.spec);
+  make_strategy(a.strategy);  // an unknown name fails here, before the database is created
+  const std::string target_name = load_target_arg(a.target).name;
+
+  TuneOptions o;
+  o.target = target_arg(a.target);
+  if (a.trials > 0 || a.time_s > 0) {
+    o.trials = a.trials;  // 0 with only --time: no trial limit
+    o.time_s = a.time_s;
+  }
+  o.strategy = a.strategy;
+  o.db_path = a.db;
+  o.seed = a.seed;
+  o.threads = a.threads;
+  ProgressLine progress;
+  o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
+
+  const TuneResult r = tune(op, o);
+  progress.finish();
+
+  const int total = r.trials_before + r.trials_run;
+  const bool found = r.best.has_value();
+  if (a.json) {
+    nlohmann::json j = {{"op", op.name},
+                        {"target", target_name},
+                        {"status", found ? "ok" : "no_valid_candidate"},
+                        {"gflops", r.best_gflops},
+                        {"time_ms", found ? nlohmann::json(r.best->median_s * 1e3) : nlohmann::json()},
+                        {"trials", total},
+                        {"trials_run", r.trials_run},
+                        {"resumed", r.trials_before},
+                        {"measured", r.measured},
+                        {"valid", r.valid},
+                        {"elapsed_s", r.elapsed_s},
+                        {"candidates_per_minute", r.candidates_per_minute},
+                        {"trace", found ? nlohmann::json::parse(r.best->trace) : nlohmann::json()},
+                        {"db", a.db},
+                        {"task_id", r.task_id}};
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name
+              << " (task " << r.task_id << ")\n"
+              << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before
+              << " resumed)\n"
+              << "valid     " << r.valid << "\n";
+    if (found)
+      std::cout << "best      " << format_time(r.best->median_s) << ", " << fixed(r.best_gflops, 2)
+                << " GFLOP/s (record " << r.best->id << ", trial " << r.best->trial << ")\n"
+                << "trace     " << r.best->trace << "\n";
+    std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
+              << format_duration(r.elapsed_s) << "\n"
+              << "database  " << a.db << std::endl;
+  }
+  if (!found)
+    throw Error("no valid candidate among " + std::to_string(total) + " trials (see `attune history`)");
+  return 0;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<TuneArgs>();
+  auto* sub = app.add_subcommand("tune", "Search schedules of SPEC, measuring and recording each in the database");
+  sub->add_option("SPEC", args->spec, "op: template call, workload line/name, raw spec or spec file")->required();
+  sub->add_option("--target", args->target, "target to tune for")->capture_default_str();
+  auto* trials = sub->add_option("--trials", args->trials, "total attempts wanted for the task (earlier runs count; default 200)");
+  sub->add_option("--time", args->time_s, "stop after this many seconds")->excludes(trials);
+  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary)")->capture_default_str();
+  sub->add_option("--db", args->db, "tuning database")->capture_default_str();
+  sub->add_option("--seed", args->seed, "search seed")->capture_default_str();
+  sub->add_option("--threads", args->threads, "threads each candidate runs with (0: all cores)")->capture_default_str();
+  sub->add_flag("--json", args->json, "print one JSON object at the end");
+  sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
+}
+
+}  // namespace attune::cli
