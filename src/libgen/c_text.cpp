@@ -1,0 +1,33 @@
+// c_text.cpp — small text helpers shared by the emitters.
+#include <sstream>
+
+#include "libgen/library.hpp"
+
+namespace attune::libgen {
+
+std::vector<const Kernel*> Library::of_family(const std::string& family) const {
+  std::vector<const Kernel*> out;
+  for (const auto& k : kernels)
+    if (k.match && k.match->family->name == family) out.push_back(&k);
+  return out;
+}
+
+std::string substitute(std::string text, const Library& lib) {
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"@P@", lib.name}, {"@U@", lib.macro}}) {
+    for (std::size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size()) text.replace(p, from.size(), to);
+  }
+  return text;
+}
+
+std::string c_comment_lines(const std::string& text) {
+  std::string out;
+  std::istringstream is(text);
+  std::string l;
+  while (std::getline(is, l)) {
+    for (std::size_t p; (p = l.find("*/")) != std::string::npos;) l.replace(p, 2, "* /");
+    out += l.empty() ? " *\n" : " * " + l + "\n";
+  }
+  return out;
+}
+
+}  // namespace attune::libgen

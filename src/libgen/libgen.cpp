@@ -1,0 +1,213 @@
+// libgen.cpp — generate_library(): the stage's pipeline, top to bottom.
+//
+//   open the database (read-only) -> pick tasks (all of the target's, or the ops file's)
+//   -> per task: best verified record, family match, symbol, kernel C (replayed trace)
+//   -> write every generated file.
+// The kernel source is regenerated from the record's trace with the target's codegen options,
+// exactly as tune() lowered it before measuring.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "attune/codegen_cpu.hpp"
+#include "attune/error.hpp"
+#include "attune/libgen.hpp"
+#include "attune/target.hpp"
+#include "attune/transform.hpp"
+#include "attune/tuner.hpp"
+#include "libgen/library.hpp"
+
+namespace attune {
+
+namespace fs = std::filesystem;
+using libgen::Kernel;
+using libgen::Library;
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// A task name as part of a C identifier: anything else becomes '_'.
+std::string ident_part(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out.empty() ? "task" : out;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The target's flags without those that would tie the library to the tuning machine
+// (-march=native) or that CMake sets itself (OpenMP, PIC).
+std::vector<std::string> library_flags(const Target& t) {
+  const std::vector<std::string> from = t.compiler_flags.empty() ? CpuCodegenOptions{}.flags : t.compiler_flags;
+  std::vector<std::string> out;
+  for (const auto& f : from)
+    if (f != "-march=native" && f != "-mtune=native" && f != "-fopenmp" && f != "-fPIC" && f != "-fpic")
+      out.push_back(f);
+  return out;
+}
+
+// The tasks to emit, in database order: those named by the ops file, else every task of the
+// target with a verified record.
+std::vector<std::pair<TaskInfo, Record>> pick_tasks(const Database& db, const Target& target, const LibgenOptions& o) {
+  std::vector<std::pair<TaskInfo, Record>> out;
+  if (!o.ops_file.empty()) {
+    std::set<std::int64_t> seen;
+    for (const Op& op : load_workload_file(o.ops_file)) {
+      auto task = db.find_task(canonical_spec(op), target.name);
+      auto best = task ? db.best(task->id) : std::nullopt;
+      if (!best)
+        throw Error(o.ops_file + ": op '" + op.name + "' has no verified record for target '" + target.name +
+                    "' in " + o.db_path + " (tune it first)");
+      if (seen.insert(task->id).second) out.emplace_back(*task, *best);
+    }
+    return out;
+  }
+  for (const auto& task : db.tasks()) {
+    if (task.target != target.name) continue;
+    if (auto best = db.best(task.id)) out.emplace_back(task, *best);
+  }
+  if (out.empty())
+    throw Error(o.db_path + ": no tuned tasks for target '" + target.name +
+                "' (no task has a verified record; run attune tune first)");
+  return out;
+}
+
+// Family kernels are called with (in0, in1, out, bias): accept a match only when the op's
+// tensors are declared in exactly that order, which every template does.
+bool dispatchable(const Op& op, const libgen::FamilyMatch& m) {
+  if (!m.is_f32()) return false;
+  const std::size_t want = 3 + (m.bias() ? 1 : 0);
+  return op.tensors.size() == want && op.tensors[0].name == op.inputs[0].tensor &&
+         op.tensors[1].name == op.inputs[1].tensor && op.tensors[2].name == op.output.tensor;
+}
+
+Kernel make_kernel(const Library& lib, const Target& target, const TaskInfo& task, const Record& best,
+                   std::set<std::string>& used) {
+  Kernel k;
+  k.task = task;
+  k.best = best;
+  k.op = parse_spec(task.spec);
+  k.op.name = task.name;
+  if (auto m = libgen::match_family(k.op); m && dispatchable(k.op, *m)) k.match = std::move(m);
+
+  const std::string hash = task.hash.substr(0, 8);
+  const std::string stem = lib.name + "_" + (k.match ? k.match->family->name : ident_part(task.name));
+  k.symbol = stem + "_k" + hash;
+  for (int i = 2; used.count(k.symbol); ++i) k.symbol = stem + "_k" + hash + "_" + std::to_string(i);
+  used.insert(k.symbol);
+  if (k.match) {
+    k.entry = lib.name + "_" + k.match->family->name;
+  } else {
+    k.entry = stem;
+    if (used.count(k.entry)) k.entry = stem + "_" + hash;
+    used.insert(k.entry);
+  }
+  k.file = "src/kernels/" + k.symbol + ".c";
+
+  CpuCodegenOptions co;
+  co.vector_bits = target.vector_bits >= 512 ? 512 : 256;  // as tune() lowers for this target
+  if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
+  co.trace_json = best.trace;
+  try {
+    k.source = lower_cpu(replay(k.op, trace_from_string(best.trace)), co).source;
+  } catch (const Error& e) {
+    throw Error("task '" + task.name + "': record " + std::to_string(best.id) + " no longer replays: " + e.what());
+  }
+  k.gflops = gflops_of(k.op, best.median_s);
+  return k;
+}
+
+// Every public name the families take, so a raw task's entry point cannot collide with one.
+std::set<std::string> reserved_names(const std::string& name) {
+  std::set<std::string> r;
+  for (const auto& f : libgen::families())
+    for (const char* suffix : {"", "_params", "_is_tuned", "_kernel_name", "_output_size"})
+      r.insert(name + "_" + f.name + suffix);
+  r.insert(name + "_layout");
+  return r;
+}
+
+void write_file(const fs::path& dir, const std::string& rel, const std::string& text, std::vector<std::string>& files) {
+  const fs::path p = dir / rel;
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  if (ec) throw Error(p.parent_path().string() + ": cannot create directory: " + ec.message());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw Error(p.string() + ": cannot write");
+  files.push_back(rel);
+}
+
+void prepare_out_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(dir.string() + ": cannot write the library: not a directory");
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir.string() + ": cannot create the output directory: " + ec.message());
+  // Kernels of an earlier run would linger beside the new ones (CMake lists sources
+  // explicitly, so they would not be built, but they would mislead a reader).
+  const fs::path kernels = dir / "src" / "kernels";
+  if (fs::is_directory(kernels, ec))
+    for (const auto& e : fs::directory_iterator(kernels, ec))
+      if (e.path().extension() == ".c") fs::remove(e.path(), ec);
+}
+
+}  // namespace
+
+LibgenResult generate_library(const LibgenOptions& o) {
+  if (!is_identifier(o.name))
+    throw Error("libgen: library name '" + o.name +
+                "' is not a C identifier (letters, digits and '_', not starting with a digit, at most 64)");
+  if (o.db_path.empty()) throw Error("libgen: no database given (--db FILE)");
+  if (o.out_dir.empty()) throw Error("libgen: no output directory given (--out DIR)");
+  const Target target = load_target(o.target);
+  if (target.kind != TargetKind::cpu)
+    throw Error("libgen: target '" + target.name + "' is not a CPU target; only CPU libraries can be generated");
+
+  const Database db = Database::open(o.db_path, OpenMode::read_only);
+  const auto tasks = pick_tasks(db, target, o);
+
+  Library lib;
+  lib.name = o.name;
+  lib.macro = upper(o.name);
+  lib.target = target.name;
+  lib.target_arch = target.arch;
+  lib.flags = library_flags(target);
+  lib.db_name = fs::path(o.db_path).filename().string();
+  lib.generated_at = utc_now_iso8601();
+  std::set<std::string> used = reserved_names(o.name);
+  for (const auto& [task, best] : tasks) lib.kernels.push_back(make_kernel(lib, target, task, best, used));
+
+  const fs::path dir(o.out_dir);
+  prepare_out_dir(dir);
+  LibgenResult res;
+  const std::string& n = lib.name;
+  write_file(dir, "include/" + n + ".h", libgen::emit_header(lib), res.files);
+  write_file(dir, "src/" + n + "_internal.h", libgen::emit_internal_header(lib), res.files);
+  write_file(dir, "src/" + n + "_dispatch.c", libgen::emit_dispatch(lib), res.files);
+  write_file(dir, "src/" + n + "_generic.c", libgen::emit_generic(lib), res.files);
+  for (const auto& k : lib.kernels) write_file(dir, k.file, libgen::emit_kernel_file(lib, k), res.files);
+  write_file(dir, "CMakeLists.txt", libgen::emit_cmake(lib), res.files);
+  write_file(dir, "cmake/" + n + "Config.cmake", libgen::emit_package_config(lib), res.files);
+  write_file(dir, n + ".pc", libgen::emit_pkgconfig(lib), res.files);
+  write_file(dir, "README.md", libgen::emit_readme(lib), res.files);
+  std::sort(res.files.begin(), res.files.end());
+
+  res.tuned_kernels = static_cast<int>(lib.kernels.size());
+  for (const auto& k : lib.kernels)
+    res.kernels.push_back({k.symbol, k.task.name, k.match ? k.match->family->name : "", k.entry, k.file,
+                           k.best.median_s, k.gflops});
+  return res;
+}
+
+}  // namespace attune
