@@ -1,0 +1,52 @@
+// workload.hpp — what the bench's baseline adapters share: one workload line (its family and
+// integer parameters, which the baselines need and an attune::Op no longer spells out) and one
+// runnable baseline kernel.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attune/buffer.hpp"
+#include "attune/op.hpp"
+
+namespace bench {
+
+struct Workload {
+  std::string name;    // "rn50_c2_3x3"
+  std::string family;  // the template: "conv2d", "gemm", ...
+  std::map<std::string, std::string> params;  // as written on the line (key=value)
+  attune::Op op;       // instantiate_template(family, params), named `name`
+
+  // An integer parameter, or `fallback` when the line does not give it.
+  std::int64_t num(const std::string& key, std::int64_t fallback = -1) const {
+    auto it = params.find(key);
+    return it == params.end() ? fallback : std::stoll(it->second);
+  }
+  std::string str(const std::string& key, const std::string& fallback = "") const {
+    auto it = params.find(key);
+    return it == params.end() ? fallback : it->second;
+  }
+};
+
+// A baseline bound to one workload's input buffers (attune's layout, read only) and its own
+// output buffer, which it fills in attune's output layout, so that every kernel is checked
+// against the same reference. `state` keeps whatever the closure needs alive (primitives,
+// packed weights).
+struct Baseline {
+  std::string name;  // a column of the table: "OpenBLAS", "BLIS", "oneDNN", "im2col+OpenBLAS"
+  std::shared_ptr<attune::Buffer> out;
+  std::function<void()> run;
+  std::shared_ptr<void> state;
+};
+
+// The table's baseline columns, in print order.
+inline const std::vector<std::string>& baseline_columns() {
+  static const std::vector<std::string> cols = {"OpenBLAS", "BLIS", "oneDNN", "im2col+OpenBLAS"};
+  return cols;
+}
+
+}  // namespace bench
