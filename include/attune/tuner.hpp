@@ -36,6 +36,9 @@ class Space {
   // The trace a config stands for. Throws Error when the config cannot be expressed (rare:
   // most bad configs expand fine and are refused by a transformation's applicable()).
   virtual Trace trace(const Config& c) const = 0;
+  // Whether a config is worth proposing at all (e.g. its register tile fits the registers).
+  // Strategies skip configs that are not; they cost no trial.
+  virtual bool admissible(const Config& c) const { return true; }
   nlohmann::json describe(const Config& c) const;  // {"knob": value, ...}
   Config random_config(std::mt19937_64& rng) const;
   std::size_t size() const;  // product of choice counts (saturating)

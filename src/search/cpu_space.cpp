@@ -62,6 +62,14 @@ class CpuSpace final : public Space {
 
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
+  // The accumulator tile must fit the 16 vector registers (with room for operands), or the
+  // code generator cannot keep it there and the micro-kernel runs from memory.
+  bool admissible(const Config& c) const override {
+    const std::int64_t tv = knobs_[0].choices.at(static_cast<std::size_t>(c[0]));
+    const std::int64_t tu = rows_.empty() ? 1 : knobs_[2].choices.at(static_cast<std::size_t>(c[2]));
+    return tu * ((tv + 7) / 8) <= 14;
+  }
+
   Trace trace(const Config& c) const override {
     if (c.size() != knobs_.size()) throw Error("config has " + std::to_string(c.size()) + " values, space has " + std::to_string(knobs_.size()) + " knobs");
     auto val = [&](const std::string& name) {

@@ -55,6 +55,7 @@ class EvolutionarySearch final : public Strategy {
           if (space.size() <= 1) break;
         }
       }
+      if (!space.admissible(c)) continue;
       if (seen.insert(c).second) out.push_back(std::move(c));
     }
     return out;

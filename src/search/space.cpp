@@ -14,8 +14,13 @@ nlohmann::json Space::describe(const Config& c) const {
 
 Config Space::random_config(std::mt19937_64& rng) const {
   Config c;
-  for (const auto& k : knobs())
-    c.push_back(std::uniform_int_distribution<int>(0, static_cast<int>(k.choices.size()) - 1)(rng));
+  // Rejection sampling keeps the draw uniform over admissible configs.
+  for (int tries = 0; tries < 1000; ++tries) {
+    c.clear();
+    for (const auto& k : knobs())
+      c.push_back(std::uniform_int_distribution<int>(0, static_cast<int>(k.choices.size()) - 1)(rng));
+    if (admissible(c)) break;
+  }
   return c;
 }
 
