@@ -3,23 +3,12 @@
 
 #include <map>
 
+#include "schedule/analysis.hpp"
+
 namespace attune {
 
-namespace {
-
-void collect_loops(const std::vector<Node>& nodes, std::vector<const Node*>& out) {
-  for (const auto& n : nodes) {
-    if (!n.is_loop()) continue;
-    out.push_back(&n);
-    collect_loops(n.body, out);
-  }
-}
-
-}  // namespace
-
 std::vector<Transform> legal_actions(const LoopNest& nest, const ActionSpace& space) {
-  std::vector<const Node*> loops;
-  collect_loops(nest.body, loops);
+  const std::vector<const Node*> loops = sched::all_loops(nest.body);
   std::vector<Transform> candidates;
   for (const Node* l : loops) {
     for (auto f : space.split_factors)

@@ -106,21 +106,18 @@ std::vector<std::string> vars_defined_in(const std::vector<Node>& nodes) {
   return out;
 }
 
-namespace {
-// All loops of the nest, for extent look-ups.
-void collect_loops(const std::vector<Node>& nodes, std::vector<const Node*>& out) {
+std::vector<const Node*> all_loops(const std::vector<Node>& nodes) {
+  std::vector<const Node*> out;
   for (const auto& n : nodes) {
     if (!n.is_loop()) continue;
     out.push_back(&n);
-    collect_loops(n.body, out);
+    for (const Node* inner : all_loops(n.body)) out.push_back(inner);
   }
+  return out;
 }
-}  // namespace
 
 std::int64_t extent_of_var(const LoopNest& nest, const std::string& var) {
-  std::vector<const Node*> loops;
-  collect_loops(nest.body, loops);
-  for (const auto* l : loops) {
+  for (const auto* l : all_loops(nest.body)) {
     if (l->var == var) return l->extent;
     for (const auto& b : l->bindings)
       if (b.var == var) return b.extent;

@@ -35,6 +35,8 @@ Slot find_slot(LoopNest& nest, const std::string& var);
 std::vector<std::string> iteration_vars(const Node& loop);
 // The bound variables no other binding of the same loop is defined from (what statements use).
 std::vector<std::string> leaf_vars(const Node& loop);
+// Every loop at or below `nodes`, depth first.
+std::vector<const Node*> all_loops(const std::vector<Node>& nodes);
 // Every variable defined by loops at or below `nodes`.
 std::vector<std::string> vars_defined_in(const std::vector<Node>& nodes);
 
