@@ -21,6 +21,8 @@
 
 namespace attune {
 
+struct VtaConfig;
+
 struct Knob {
   std::string name;
   std::vector<std::int64_t> choices;  // the values; a Config holds an index into them
@@ -36,6 +38,10 @@ class Space {
   // The trace a config stands for. Throws Error when the config cannot be expressed (rare:
   // most bad configs expand fine and are refused by a transformation's applicable()).
   virtual Trace trace(const Config& c) const = 0;
+  // The JSON text that identifies a config in the database (the resume key is its hash).
+  // Loop-nest spaces store their trace; a space whose schedules are not traces (VTA knobs)
+  // overrides it.
+  virtual std::string trace_json(const Config& c) const { return trace_to_string(trace(c)); }
   // Whether a config is worth proposing at all (e.g. its register tile fits the registers).
   // Strategies skip configs that are not; they cost no trial.
   virtual bool admissible(const Config& c) const { return true; }
@@ -48,6 +54,11 @@ class Space {
 // over a vectorized output dimension and an unrolled one, optional reduction split, loop order,
 // packing of each input at one of several levels, and a parallel outer loop.
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads);
+
+// The VTA space (src/search/vta_space.cpp): AutoTVM's VTA template knobs tile_b, tile_h,
+// tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); trace_json() gives
+// {"schema_version":1,"target":"vta","knobs":{...}}, trace() throws.
+std::unique_ptr<Space> make_vta_space(const Op& op, const VtaConfig& cfg);
 
 // ---- search ----------------------------------------------------------------------------------
 
@@ -107,6 +118,10 @@ struct TuneResult {
 };
 
 TuneResult tune(const Op& op, const TuneOptions& options);
+
+// The target name tune() records a task under for a --target value ("cpu" -> "x86-avx2",
+// "vta:extended" -> "vta:extended"): what `best`, `history` and libgen look tasks up by.
+std::string tuning_target_name(const std::string& target_arg);
 
 double gflops_of(const Op& op, double seconds);
 

@@ -14,6 +14,7 @@
 #include "attune/db.hpp"
 #include "attune/error.hpp"
 #include "attune/runtime.hpp"
+#include "attune/codegen_vta.hpp"
 #include "attune/target.hpp"
 #include "attune/transform.hpp"
 #include "attune/tuner.hpp"
@@ -40,12 +41,14 @@ struct Found {
 
 Found find_task(const TaskArgs& a) {
   Op op = op_from_cli(a.spec);
-  Target target = load_target_arg(a.target);
+  const bool vta = is_vta_target_arg(a.target);
+  Target target = vta ? load_target("vta") : load_target_arg(a.target);
+  const std::string name = tuning_target_name(vta ? a.target : target_arg(a.target));
   Database db = Database::open(a.db, OpenMode::read_only);
-  auto task = db.find_task(canonical_spec(op), target.name);
+  auto task = db.find_task(canonical_spec(op), name);
   if (!task)
     throw Error(a.db + ": no tuning records for " + (op.name.empty() ? "this op" : "'" + op.name + "'") +
-                " on target " + target.name + " (run `attune tune` first)");
+                " on target " + name + " (run `attune tune` first)");
   return {std::move(op), std::move(target), std::move(db), std::move(*task)};
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "attune/error.hpp"
+#include "attune/codegen_vta.hpp"
 #include "attune/target.hpp"
 #include "attune/tuner.hpp"
 #include "cli/cli_common.hpp"
@@ -91,10 +92,12 @@ int run_tune(const TuneArgs& a) {
   if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
   const Op op = op_from_cli(a.spec);
   make_strategy(a.strategy);  // an unknown name fails here, before the database is created
-  const std::string target_name = load_target_arg(a.target).name;
+  // "vta[:CONFIG]" names a simulator config rather than a target file: tune() resolves it.
+  const std::string target = is_vta_target_arg(a.target) ? a.target : target_arg(a.target);
+  const std::string target_name = tuning_target_name(target);
 
   TuneOptions o;
-  o.target = target_arg(a.target);
+  o.target = target;
   if (a.trials > 0 || a.time_s > 0) {
     o.trials = a.trials;  // 0 with only --time: no trial limit
     o.time_s = a.time_s;

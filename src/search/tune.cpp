@@ -7,15 +7,24 @@
 // compiled together (jobs = cores), then measured one at a time (so they do not disturb each
 // other) by the runner, which checks every output against the reference evaluator. Each
 // attempt is committed as soon as it finishes, so killing the process loses nothing recorded.
+//
+// VTA targets ("vta", "vta:extended", "vta:PATH") take a separate branch at a few points, marked
+// "VTA": the space is AutoTVM's VTA knobs (vta_space.cpp), and each round's candidates are
+// compiled in-process and timed on the simulator in timing mode (it never crashes, so no worker
+// process); the time is cycles / kVtaClockHz, the cycles go to the hidden features. A candidate
+// that would become the new best is first run functionally and checked bit-exact against the
+// reference evaluator, so every reported best has been verified.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <set>
 #include <thread>
 
 #include "attune/codegen_cpu.hpp"
+#include "attune/codegen_vta.hpp"
 #include "attune/error.hpp"
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
@@ -26,6 +35,7 @@ namespace attune {
 namespace {
 
 constexpr const char* kSpaceVersion = "cpu-v1";
+constexpr const char* kVtaSpaceVersion = "vta-v1";
 
 using Clock = std::chrono::steady_clock;
 
@@ -34,10 +44,11 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // The history a strategy learns from, rebuilt from the task's records (resume).
-std::vector<Trial> load_history(const Database& db, std::int64_t task, const Space& space) {
+std::vector<Trial> load_history(const Database& db, std::int64_t task, const Space& space,
+                                const std::string& version) {
   std::vector<Trial> h;
   for (const auto& r : db.records(task)) {
-    if (!r.features.is_object() || r.features.value("space", "") != kSpaceVersion) continue;
+    if (!r.features.is_object() || r.features.value("space", "") != version) continue;
     const auto& cfg = r.features.at("config");
     if (!cfg.is_array() || cfg.size() != space.knobs().size()) continue;
     Trial t;
@@ -57,24 +68,68 @@ struct Candidate {
   Artifact artifact;
 };
 
+// VTA: one candidate compiled and timed (compile_vta + vta_time).
+struct VtaRun {
+  VtaCompiled compiled;
+  VtaTimed timed;
+  double compile_s = 0;
+};
+
+// VTA: compiles and times a round's candidates on `jobs` threads (both are re-entrant);
+// results in input order.
+std::vector<VtaRun> run_vta_round(const Op& op, const Space& space, const std::vector<Candidate>& cands,
+                                  const VtaConfig& cfg, int jobs) {
+  std::vector<VtaRun> out(cands.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < cands.size();) {
+      const auto t0 = Clock::now();
+      out[i].compiled = compile_vta(op, VtaKnobs::from_json(space.describe(cands[i].config)), cfg);
+      out[i].compile_s = seconds_since(t0);
+      out[i].timed = vta_time(out[i].compiled, cfg);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < std::min<int>(jobs, static_cast<int>(cands.size())); ++i) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
 }  // namespace
 
+std::string tuning_target_name(const std::string& target_arg) {
+  // VTA: "vta:NAME" / "vta:PATH" name a config, not a target file.
+  if (!is_vta_target_arg(target_arg)) return load_target(target_arg).name;
+  const VtaConfig cfg = vta_config_for(target_arg);
+  return cfg.name == "default" ? "vta" : "vta:" + cfg.name;
+}
+
 TuneResult tune(const Op& op, const TuneOptions& o) {
-  const Target target = load_target(o.target);
-  if (target.kind != TargetKind::cpu)
+  const bool vta = is_vta_target_arg(o.target);
+  const Target target = load_target(vta ? std::string("vta") : o.target);
+  const VtaConfig vta_cfg = vta ? vta_config_for(o.target) : VtaConfig{};
+  const std::string target_name = tuning_target_name(o.target);
+  const std::string space_version = vta ? kVtaSpaceVersion : kSpaceVersion;
+  if (target.kind != TargetKind::cpu && !vta)
     throw Error("tuning on target '" + target.name + "' is not available yet: only cpu targets are measured");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : cores;
   const int budget = o.trials > 0 ? o.trials : INT_MAX;
 
   Database db = Database::open(o.db_path, OpenMode::read_write_create);
-  const TaskInfo task = db.get_or_create_task(op.name, canonical_spec(op), target.name);
-  const auto space = make_cpu_space(op, threads);
+  const TaskInfo task = db.get_or_create_task(op.name, canonical_spec(op), target_name);
+  const auto space = vta ? make_vta_space(op, vta_cfg) : make_cpu_space(op, threads);
   const auto strategy = make_strategy(o.strategy);
   std::mt19937_64 rng(o.seed);
 
-  Builder builder;
-  Runner runner;
+  // The C toolchain and the worker process (VTA needs neither: it compiles and runs in-process).
+  std::optional<Builder> builder;
+  std::optional<Runner> runner;
+  if (!vta) {
+    builder.emplace();
+    runner.emplace();
+  }
   MeasureOptions mo;
   mo.threads = threads;
   mo.seed = o.seed + 1;
@@ -85,7 +140,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
 
-  std::vector<Trial> history = load_history(db, task.id, *space);
+  std::vector<Trial> history = load_history(db, task.id, *space, space_version);
   std::set<std::string> known = db.known_trace_hashes(task.id);
   TaskCounts counts = db.counts(task.id);
 
@@ -118,15 +173,17 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     }
     o.on_progress(p);
   };
-  auto record = [&](const Candidate& c, const Measurement& m) {
+  std::optional<Buffer> vta_reference;  // VTA: the evaluator's output, computed once
+  auto record = [&](const Candidate& c, const Measurement& m, const nlohmann::json& hidden = nullptr) {
     Record r;
     r.task_id = task.id;
     r.trace = c.trace_text;
     r.trace_hash = c.trace_hash;
     r.set_measurement(m);
     r.compile_s = m.compile_s;
-    r.features = {{"space", kSpaceVersion}, {"config", c.config}, {"knobs", space->describe(c.config)}};
-    r.compiler = builder.compiler_info();
+    r.features = {{"space", space_version}, {"config", c.config}, {"knobs", space->describe(c.config)}};
+    r.hidden_features = hidden;
+    r.compiler = vta ? "attune-vta (" + vta_cfg.name + ")" : builder->compiler_info();
     r.flags = c.artifact.flags;
     r.strategy = strategy->name();
     r.seed = o.seed;
@@ -152,8 +209,8 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     for (auto& cfg : configs) {
       Candidate c;
       c.config = cfg;
-      c.trace = space->trace(cfg);
-      c.trace_text = trace_to_string(c.trace);
+      if (!vta) c.trace = space->trace(cfg);
+      c.trace_text = vta ? space->trace_json(cfg) : trace_to_string(c.trace);
       c.trace_hash = content_hash(c.trace_text);
       if (known.count(c.trace_hash)) {
         // Measured in an earlier run: let the strategy see it, never measure it again.
@@ -161,6 +218,10 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
         continue;
       }
       known.insert(c.trace_hash);
+      if (vta) {
+        cands.push_back(std::move(c));
+        continue;
+      }
       try {
         CpuCodegenOptions oc = co;
         oc.trace_json = c.trace_text;
@@ -176,6 +237,31 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     }
     empty_rounds = 0;
 
+    if (vta) {
+      // VTA: compile and time the round; a candidate that beats the best is verified first.
+      const auto runs = run_vta_round(op, *space, cands, vta_cfg, cores);
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (o.time_s > 0 && seconds_since(t0) >= o.time_s) break;
+        Measurement m = runs[i].timed.m;
+        m.compile_s = runs[i].compile_s;
+        if (m.ok() && (!best_s || m.median_s < *best_s)) {
+          if (!vta_reference) vta_reference = vta_reference_output(op, o.seed + 1);
+          const Measurement v = vta_verify(op, runs[i].compiled, vta_cfg, o.seed + 1, &*vta_reference);
+          if (v.ok()) {
+            m.max_rel_error = v.max_rel_error;
+          } else {
+            m.status = v.status;
+            m.error = v.error;
+            m.times_s.clear();
+            m.median_s = 0;
+          }
+        }
+        if (runs[i].compiled.ok()) ++res.measured;
+        record(cands[i], m, runs[i].timed.hidden);
+      }
+      continue;
+    }
+
     std::vector<Artifact> arts;
     std::vector<std::size_t> built_index;
     for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -189,10 +275,10 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
       built_index.push_back(i);
       arts.push_back(cands[i].artifact);
     }
-    const auto builds = builder.build_batch(arts);
+    const auto builds = builder->build_batch(arts);
     for (std::size_t j = 0; j < builds.size(); ++j) {
       if (o.time_s > 0 && seconds_since(t0) >= o.time_s) break;
-      const auto m = runner.measure_batch(op, std::vector<BuildResult>{builds[j]}, mo).at(0);
+      const auto m = runner->measure_batch(op, std::vector<BuildResult>{builds[j]}, mo).at(0);
       ++res.measured;
       record(cands[built_index[j]], m);
     }
