@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "attune/codegen_cpu.hpp"
@@ -81,7 +82,8 @@ int main(int argc, char** argv) try {
   };
   tuned(ptrs.data());
   check("attune's kernel");
-  openblas_set_num_threads(0);  // OpenBLAS's default: all cores, like the tuned kernel
+  // All cores, like the tuned kernel (tuned with OpenMP's default thread count).
+  openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   cblas_sgemm(101, 111, 111, 512, 512, 512, 1.0f, A, 512, B, 512, 0.0f, C, 512);
   check("OpenBLAS");
 
