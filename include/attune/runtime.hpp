@@ -93,6 +93,18 @@ struct MeasureOptions {
   bool recheck = true;
 
   double timeout_s = 60;    // wall clock for the whole worker run; then its group gets SIGKILL
+
+  // One checked call and no timing to speak of: for correctness checks (verify, tests).
+  static MeasureOptions correctness_only(int threads = 0) {
+    MeasureOptions m;
+    m.warmup = 0;
+    m.min_repeats = 1;
+    m.max_repeats = 1;
+    m.min_repeat_s = 0;
+    m.max_seconds = 0.05;
+    m.threads = threads;
+    return m;
+  }
 };
 
 struct RunnerOptions {

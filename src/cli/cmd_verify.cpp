@@ -31,19 +31,6 @@ struct VerifyArgs {
   int threads = 0;
 };
 
-// Light measurement: one checked call, no timing to speak of; correctness is all we want.
-MeasureOptions light_measure(int threads) {
-  MeasureOptions m;
-  m.warmup = 0;
-  m.min_repeats = 1;
-  m.max_repeats = 1;
-  m.min_repeat_s = 0;
-  m.max_seconds = 0.05;
-  m.timeout_s = 60;
-  m.rtol = 1e-4;  // f32; integer outputs are compared exactly by the runner
-  m.threads = threads;
-  return m;
-}
 
 constexpr std::size_t kChunk = 32;  // candidates built and measured between progress updates
 
@@ -97,7 +84,7 @@ int run_verify(const VerifyArgs& a) {
   const Op op = op_from_cli(a.spec);
   const Builder builder;
   Runner runner;
-  const MeasureOptions mopts = light_measure(a.threads);
+  const MeasureOptions mopts = MeasureOptions::correctness_only(a.threads);
   std::mt19937_64 rng(a.seed);
   Progress progress(a.traces);
 

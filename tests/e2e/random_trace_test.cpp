@@ -11,17 +11,6 @@
 namespace attune {
 namespace {
 
-MeasureOptions quick() {
-  MeasureOptions m;
-  m.warmup = 0;
-  m.min_repeats = 1;
-  m.max_repeats = 1;
-  m.min_repeat_s = 0;
-  m.max_seconds = 0.1;
-  m.timeout_s = 30;
-  m.threads = 2;
-  return m;
-}
 
 // Builds and measures each trace; returns a description of every failure.
 std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& traces) {
@@ -33,7 +22,7 @@ std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& tr
     arts.push_back(lower_cpu(replay(op, t), o));
   }
   const auto builds = builder.build_batch(arts);
-  const auto ms = measure_batch(op, builds, quick());
+  const auto ms = measure_batch(op, builds, MeasureOptions::correctness_only(2));
   std::vector<std::string> failures;
   for (std::size_t i = 0; i < ms.size(); ++i)
     if (!ms[i].ok())
