@@ -6,6 +6,8 @@
 // printed with the trace that reproduces it and the source that was built.
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -29,6 +31,7 @@ struct VerifyArgs {
   std::uint64_t seed = 1;
   int max_steps = 8;
   int threads = 0;
+  double timeout_s = 120;
 };
 
 
@@ -84,7 +87,12 @@ int run_verify(const VerifyArgs& a) {
   const Op op = op_from_cli(a.spec);
   const Builder builder;
   Runner runner;
-  const MeasureOptions mopts = MeasureOptions::correctness_only(a.threads);
+  MeasureOptions mopts = MeasureOptions::correctness_only(a.threads);
+  mopts.timeout_s = a.timeout_s;
+  // Nothing is timed here, so idle OpenMP threads should sleep rather than spin: random traces
+  // open many tiny parallel regions, and spinning threads on a busy machine turn those into
+  // timeouts. The workers inherit this (a user's own setting wins).
+  setenv("OMP_WAIT_POLICY", "passive", 0);
   std::mt19937_64 rng(a.seed);
   Progress progress(a.traces);
 
@@ -136,6 +144,8 @@ void add_verify_command(CLI::App& app, Action& action) {
   sub->add_option("--random-traces", args->traces, "number of random traces to check")->required();
   sub->add_option("--seed", args->seed, "seed of the trace generator")->capture_default_str();
   sub->add_option("--max-steps", args->max_steps, "most transformations per trace")->capture_default_str();
+  sub->add_option("--timeout", args->timeout_s, "seconds one kernel may run before it counts as failed")
+      ->capture_default_str();
   sub->add_option("--threads", args->threads, "threads each kernel runs with (0: OpenMP's default)")
       ->capture_default_str();
   sub->callback([&action, args] { action = [args] { return run_verify(*args); }; });
