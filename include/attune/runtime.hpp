@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attune/artifact.hpp"
 #include "attune/buffer.hpp"
 #include "attune/measure.hpp"
@@ -68,6 +70,13 @@ class Builder {
   std::string compiler_info_;
   std::string cache_dir_;
 };
+
+// ML²Tuner's hidden features of a built candidate, read from its object code with objdump:
+// {"fma", "vector_loads", "vector_stores", "spill_stores", "spill_loads", "branches", "calls",
+//  "instructions", "code_bytes", "functions"} over the kernel's functions (`entry` and the
+// OpenMP regions outlined from it). An empty object when objdump is missing or fails: hidden
+// features are an aid, never a reason to drop a candidate.
+nlohmann::json object_features(const std::string& so_path, const std::string& entry = "attune_kernel");
 
 // The default compiler's identity ("<path> | <version line>"), as Builder{}.compiler_info().
 std::string compiler_info();

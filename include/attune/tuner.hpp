@@ -45,6 +45,17 @@ class Space {
   // Whether a config is worth proposing at all (e.g. its register tile fits the registers).
   // Strategies skip configs that are not; they cost no trial.
   virtual bool admissible(const Config& c) const { return true; }
+  // What a cost model sees before compiling (ML²Tuner's visible features): the knob values,
+  // and for loop-nest spaces the nest's static features (features.hpp). Same length for every
+  // config of a space.
+  virtual std::vector<float> visible_features(const Config& c) const;
+  // Which hidden features (features.hpp: "cpu" or "vta") its compiled candidates carry.
+  virtual std::string hidden_kind() const { return "cpu"; }
+  // Whether compiling a candidate is cheap next to measuring it (VTA: microseconds in-process)
+  // or not (CPU: a C compiler run); model-based strategies size their work by it.
+  virtual bool cheap_compile() const { return false; }
+  // Whether visible_features() is cheap (no loop-nest replay): how far annealing may walk.
+  virtual bool cheap_features() const { return false; }
   nlohmann::json describe(const Config& c) const;  // {"knob": value, ...}
   Config random_config(std::mt19937_64& rng) const;
   std::size_t size() const;  // product of choice counts (saturating)
@@ -66,6 +77,21 @@ struct Trial {
   Config config;
   Status status = Status::ok;
   double time_s = 0;  // median; 0 unless ok
+  // What compiling it revealed (the record's hidden features, without measured quantities);
+  // null when it never got that far.
+  nlohmann::json hidden;
+};
+
+// A proposal after compilation, offered to a two-level strategy's select().
+struct CompiledCandidate {
+  Config config;
+  nlohmann::json hidden;  // hidden features read from the compiled result
+};
+
+// Where a strategy may keep what it learns across tasks (cost models per target).
+struct StrategyContext {
+  Database* db = nullptr;
+  std::string target;  // the tuning target name (tuning_target_name)
 };
 
 class Strategy {
@@ -75,9 +101,25 @@ class Strategy {
   // Proposes up to n configs not in `history` (the caller also filters repeats).
   virtual std::vector<Config> propose(const Space& space, const std::vector<Trial>& history, int n,
                                       std::mt19937_64& rng) = 0;
+
+  // Two-level strategies (ml2) compile more than they measure: with a factor f > 1, tune()
+  // asks propose() for f * n configs, compiles them all, records the ones that fail to compile,
+  // reads the hidden features of the rest and measures only those select() returns (indices
+  // into `compiled`, at most n).
+  virtual int proposal_factor(const Space& space) const { return 1; }
+  virtual std::vector<std::size_t> select(const Space& space, const std::vector<CompiledCandidate>& compiled,
+                                          int n) {
+    std::vector<std::size_t> all;
+    for (std::size_t i = 0; i < compiled.size() && static_cast<int>(i) < n; ++i) all.push_back(i);
+    return all;
+  }
+  // Called once before the first proposal and once after the last record: model-based
+  // strategies warm-start from, and save their models to, the database here.
+  virtual void begin(const StrategyContext&) {}
+  virtual void end(const StrategyContext&) {}
 };
 
-// "random", "evolutionary". Throws Error listing the known names for anything else.
+// "random", "evolutionary", "xgb", "ml2". Throws Error listing the known names for anything else.
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 std::vector<std::string> strategy_names();
 

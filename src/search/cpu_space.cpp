@@ -13,7 +13,10 @@
 // (a refused step makes the candidate `invalid`, recorded but never built).
 #include <algorithm>
 
+#include <limits>
+
 #include "attune/error.hpp"
+#include "attune/features.hpp"
 #include "attune/tuner.hpp"
 
 namespace attune {
@@ -179,6 +182,20 @@ class CpuSpace final : public Space {
       }
     }
     return t;
+  }
+
+  // Knob values, then the static features of the nest the config expands to (NaN where a
+  // transformation refuses it: the validity model learns what that pattern means).
+  std::vector<float> visible_features(const Config& c) const override {
+    std::vector<float> f = Space::visible_features(c);
+    std::vector<float> nest;
+    try {
+      nest = nest_features(replay(op_, trace(c)));
+    } catch (const Error&) {
+      nest.assign(nest_feature_names().size(), std::numeric_limits<float>::quiet_NaN());
+    }
+    f.insert(f.end(), nest.begin(), nest.end());
+    return f;
   }
 
  private:

@@ -24,6 +24,13 @@ Config Space::random_config(std::mt19937_64& rng) const {
   return c;
 }
 
+std::vector<float> Space::visible_features(const Config& c) const {
+  std::vector<float> f;
+  const auto& ks = knobs();
+  for (std::size_t i = 0; i < ks.size() && i < c.size(); ++i) f.push_back(static_cast<float>(ks[i].choices.at(c[i])));
+  return f;
+}
+
 std::size_t Space::size() const {
   std::size_t n = 1;
   for (const auto& k : knobs()) {

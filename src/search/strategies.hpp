@@ -7,5 +7,7 @@ namespace attune {
 
 std::unique_ptr<Strategy> make_random_search();
 std::unique_ptr<Strategy> make_evolutionary_search();
+std::unique_ptr<Strategy> make_xgb_search();
+std::unique_ptr<Strategy> make_ml2_search();
 
 }  // namespace attune

@@ -12,6 +12,8 @@ struct Entry {
 const Entry kStrategies[] = {
     {"random", make_random_search},
     {"evolutionary", make_evolutionary_search},
+    {"xgb", make_xgb_search},
+    {"ml2", make_ml2_search},
 };
 }  // namespace
 

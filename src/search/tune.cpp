@@ -55,6 +55,7 @@ std::vector<Trial> load_history(const Database& db, std::int64_t task, const Spa
     t.config = cfg.get<Config>();
     t.status = r.status;
     t.time_s = r.ok() ? r.median_s : 0;
+    if (r.hidden_features.is_object()) t.hidden = r.hidden_features;
     h.push_back(std::move(t));
   }
   return h;
@@ -68,29 +69,36 @@ struct Candidate {
   Artifact artifact;
 };
 
-// VTA: one candidate compiled and timed (compile_vta + vta_time).
-struct VtaRun {
-  VtaCompiled compiled;
-  VtaTimed timed;
-  double compile_s = 0;
-};
-
-// VTA: compiles and times a round's candidates on `jobs` threads (both are re-entrant);
-// results in input order.
-std::vector<VtaRun> run_vta_round(const Op& op, const Space& space, const std::vector<Candidate>& cands,
-                                  const VtaConfig& cfg, int jobs) {
-  std::vector<VtaRun> out(cands.size());
+// VTA: compiles a round's candidates on `jobs` threads (compile_vta is re-entrant); results in
+// input order, with the compile time of each.
+std::vector<std::pair<VtaCompiled, double>> compile_vta_round(const Op& op, const Space& space,
+                                                              const std::vector<Candidate>& cands,
+                                                              const VtaConfig& cfg, int jobs) {
+  std::vector<std::pair<VtaCompiled, double>> out(cands.size());
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next++) < cands.size();) {
       const auto t0 = Clock::now();
-      out[i].compiled = compile_vta(op, VtaKnobs::from_json(space.describe(cands[i].config)), cfg);
-      out[i].compile_s = seconds_since(t0);
-      out[i].timed = vta_time(out[i].compiled, cfg);
+      out[i].first = compile_vta(op, VtaKnobs::from_json(space.describe(cands[i].config)), cfg);
+      out[i].second = seconds_since(t0);
     }
   };
   std::vector<std::thread> pool;
   for (int i = 1; i < std::min<int>(jobs, static_cast<int>(cands.size())); ++i) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+// VTA: times compiled programs on the simulator (re-entrant), `jobs` at a time; input order.
+std::vector<VtaTimed> time_vta_round(const std::vector<const VtaCompiled*>& progs, const VtaConfig& cfg, int jobs) {
+  std::vector<VtaTimed> out(progs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < progs.size();) out[i] = vta_time(*progs[i], cfg);
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < std::min<int>(jobs, static_cast<int>(progs.size())); ++i) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
   return out;
@@ -122,6 +130,10 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   const auto space = vta ? make_vta_space(op, vta_cfg) : make_cpu_space(op, threads);
   const auto strategy = make_strategy(o.strategy);
   std::mt19937_64 rng(o.seed);
+  const StrategyContext strategy_ctx{&db, target_name};
+  strategy->begin(strategy_ctx);
+  // Two-level strategies (ml2) compile `factor` times what they measure (Strategy::select).
+  const int factor = std::max(1, strategy->proposal_factor(*space));
 
   // The C toolchain and the worker process (VTA needs neither: it compiles and runs in-process).
   std::optional<Builder> builder;
@@ -174,14 +186,17 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     o.on_progress(p);
   };
   std::optional<Buffer> vta_reference;  // VTA: the evaluator's output, computed once
-  auto record = [&](const Candidate& c, const Measurement& m, const nlohmann::json& hidden = nullptr) {
+  auto record = [&](const Candidate& c, const Measurement& m, const nlohmann::json& hidden = nullptr,
+                    bool measured = true) {
     Record r;
     r.task_id = task.id;
     r.trace = c.trace_text;
     r.trace_hash = c.trace_hash;
     r.set_measurement(m);
     r.compile_s = m.compile_s;
-    r.features = {{"space", space_version}, {"config", c.config}, {"knobs", space->describe(c.config)}};
+    r.features = {{"space", space_version}, {"config", c.config}, {"knobs", space->describe(c.config)},
+                  {"visible", space->visible_features(c.config)}};
+    if (!measured) r.features["measured"] = false;
     r.hidden_features = hidden;
     r.compiler = vta ? "attune-vta (" + vta_cfg.name + ")" : builder->compiler_info();
     r.flags = c.artifact.flags;
@@ -197,14 +212,24 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     }
     ++res.trials_run;
     known.insert(c.trace_hash);
-    history.push_back({c.config, m.status, m.ok() ? m.median_s : 0});
+    history.push_back({c.config, m.status, m.ok() ? m.median_s : 0, hidden});
     report();
+  };
+  // Failures found while compiling a two-level strategy's proposals are attempts like any other
+  // (recorded, counted against the budget); those beyond the budget are dropped unrecorded.
+  // They carry "measured": false in their features: never run, found by compiling.
+  auto record_if_budget = [&](const Candidate& c, const Measurement& m, const nlohmann::json& hidden = nullptr) {
+    if (counts.trials >= budget) {
+      known.erase(c.trace_hash);
+      return;
+    }
+    record(c, m, hidden, false);
   };
 
   report();
   while (!out_of_budget()) {
     const int want = std::min<long long>(batch, static_cast<long long>(budget) - counts.trials);
-    auto configs = strategy->propose(*space, history, want, rng);
+    auto configs = strategy->propose(*space, history, want * factor, rng);
     std::vector<Candidate> cands;
     for (auto& cfg : configs) {
       Candidate c;
@@ -214,7 +239,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
       c.trace_hash = content_hash(c.trace_text);
       if (known.count(c.trace_hash)) {
         // Measured in an earlier run: let the strategy see it, never measure it again.
-        history.push_back({cfg, Status::invalid, 0});
+        history.push_back({cfg, Status::invalid, 0, nullptr});
         continue;
       }
       known.insert(c.trace_hash);
@@ -238,15 +263,45 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     empty_rounds = 0;
 
     if (vta) {
-      // VTA: compile and time the round; a candidate that beats the best is verified first.
-      const auto runs = run_vta_round(op, *space, cands, vta_cfg, cores);
-      for (std::size_t i = 0; i < runs.size(); ++i) {
+      // VTA: compile the round; a two-level strategy picks which to time; a candidate that
+      // beats the best is verified before it counts.
+      const auto compiled = compile_vta_round(op, *space, cands, vta_cfg, cores);
+      std::vector<std::size_t> to_time;
+      if (factor > 1) {
+        std::vector<CompiledCandidate> offered;
+        std::vector<std::size_t> offered_index;
+        for (std::size_t i = 0; i < cands.size(); ++i) {
+          if (compiled[i].first.ok()) {
+            offered.push_back({cands[i].config, compiled[i].first.hidden});
+            offered_index.push_back(i);
+            continue;
+          }
+          Measurement m;
+          m.status = compiled[i].first.status;
+          m.error = compiled[i].first.error;
+          m.compile_s = compiled[i].second;
+          record_if_budget(cands[i], m, compiled[i].first.hidden);
+        }
+        const int room = std::min<long long>(want, static_cast<long long>(budget) - counts.trials);
+        for (std::size_t k : strategy->select(*space, offered, std::max(0, room))) to_time.push_back(offered_index.at(k));
+        std::set<std::size_t> chosen(to_time.begin(), to_time.end());
+        for (std::size_t i : offered_index)
+          if (!chosen.count(i)) known.erase(cands[i].trace_hash);  // compiled, not measured: may come back
+      } else {
+        for (std::size_t i = 0; i < cands.size(); ++i) to_time.push_back(i);
+      }
+      std::vector<const VtaCompiled*> progs;
+      for (std::size_t i : to_time) progs.push_back(&compiled[i].first);
+      const auto timed = time_vta_round(progs, vta_cfg, cores);
+      for (std::size_t j = 0; j < to_time.size(); ++j) {
         if (o.time_s > 0 && seconds_since(t0) >= o.time_s) break;
-        Measurement m = runs[i].timed.m;
-        m.compile_s = runs[i].compile_s;
+        const std::size_t i = to_time[j];
+        const VtaCompiled& prog = compiled[i].first;
+        Measurement m = timed[j].m;
+        m.compile_s = compiled[i].second;
         if (m.ok() && (!best_s || m.median_s < *best_s)) {
           if (!vta_reference) vta_reference = vta_reference_output(op, o.seed + 1);
-          const Measurement v = vta_verify(op, runs[i].compiled, vta_cfg, o.seed + 1, &*vta_reference);
+          const Measurement v = vta_verify(op, prog, vta_cfg, o.seed + 1, &*vta_reference);
           if (v.ok()) {
             m.max_rel_error = v.max_rel_error;
           } else {
@@ -256,8 +311,8 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
             m.median_s = 0;
           }
         }
-        if (runs[i].compiled.ok()) ++res.measured;
-        record(cands[i], m, runs[i].timed.hidden);
+        if (prog.ok()) ++res.measured;
+        record(cands[i], m, timed[j].hidden);
       }
       continue;
     }
@@ -269,21 +324,51 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
         Measurement m;
         m.status = Status::invalid;
         m.error = cands[i].refused;
-        record(cands[i], m);
+        if (factor > 1) record_if_budget(cands[i], m);  // found before measuring anything
+        else record(cands[i], m);                       // an attempt, as AutoTVM counts it
         continue;
       }
       built_index.push_back(i);
       arts.push_back(cands[i].artifact);
     }
     const auto builds = builder->build_batch(arts);
-    for (std::size_t j = 0; j < builds.size(); ++j) {
+    // Hidden features of every built candidate, read from its object code.
+    std::vector<nlohmann::json> hidden(builds.size());
+    for (std::size_t j = 0; j < builds.size(); ++j)
+      if (builds[j].ok) hidden[j] = object_features(builds[j].so_path);
+    std::vector<std::size_t> to_measure;
+    if (factor > 1) {
+      std::vector<CompiledCandidate> offered;
+      std::vector<std::size_t> offered_index;
+      for (std::size_t j = 0; j < builds.size(); ++j) {
+        if (builds[j].ok) {
+          offered.push_back({cands[built_index[j]].config, hidden[j]});
+          offered_index.push_back(j);
+          continue;
+        }
+        Measurement m;
+        m.status = Status::compile_error;
+        m.error = builds[j].error;
+        m.compile_s = builds[j].compile_s;
+        record_if_budget(cands[built_index[j]], m);
+      }
+      const int room = std::min<long long>(want, static_cast<long long>(budget) - counts.trials);
+      for (std::size_t k : strategy->select(*space, offered, std::max(0, room))) to_measure.push_back(offered_index.at(k));
+      std::set<std::size_t> chosen(to_measure.begin(), to_measure.end());
+      for (std::size_t j : offered_index)
+        if (!chosen.count(j)) known.erase(cands[built_index[j]].trace_hash);  // built, not measured
+    } else {
+      for (std::size_t j = 0; j < builds.size(); ++j) to_measure.push_back(j);
+    }
+    for (std::size_t j : to_measure) {
       if (o.time_s > 0 && seconds_since(t0) >= o.time_s) break;
       const auto m = runner->measure_batch(op, std::vector<BuildResult>{builds[j]}, mo).at(0);
       ++res.measured;
-      record(cands[built_index[j]], m);
+      record(cands[built_index[j]], m, hidden[j]);
     }
   }
 
+  strategy->end(strategy_ctx);
   res.elapsed_s = seconds_since(t0);
   res.valid = static_cast<int>(counts.valid);
   res.candidates_per_minute = res.elapsed_s > 0 ? res.trials_run * 60.0 / res.elapsed_s : 0;

@@ -6,6 +6,8 @@
 // which is what the database keys and replays by (VtaKnobs::from_json(j["knobs"])).
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "attune/codegen_vta.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
@@ -18,8 +20,8 @@ constexpr int kVtaTraceSchemaVersion = 1;
 
 class VtaSpace final : public Space {
  public:
-  VtaSpace(const Op& op, const VtaConfig& cfg) {
-    for (auto& [name, choices] : vta_knob_choices(vta_problem_of(op), cfg)) {
+  VtaSpace(const Op& op, const VtaConfig& cfg) : problem_(vta_problem_of(op)), cfg_(cfg) {
+    for (auto& [name, choices] : vta_knob_choices(problem_, cfg)) {
       std::string help = name.starts_with("tile_") ? "inner factor of the " + name.substr(5) + " split"
                                                     : "virtual threads (latency hiding)";
       knobs_.push_back({name, choices, help});
@@ -39,7 +41,52 @@ class VtaSpace final : public Space {
     return nlohmann::json{{"schema_version", kVtaTraceSchemaVersion}, {"target", "vta"}, {"knobs", describe(c)}}.dump();
   }
 
+  std::string hidden_kind() const override { return "vta"; }
+  bool cheap_compile() const override { return true; }
+  bool cheap_features() const override { return true; }
+
+  // The knobs, the layer's shape and the tiled loop nest's static shape: tile counts per axis
+  // and each tile's size in GEMM-core entries (what the user could work out by hand; the
+  // compiler's exact buffer and micro-op use are hidden features).
+  std::vector<float> visible_features(const Config& c) const override {
+    std::vector<float> f = Space::visible_features(c);
+    const VtaKnobs k = VtaKnobs::from_json(describe(c));
+    const auto& p = problem_;
+    const double bi = static_cast<double>(cfg_.block_in()), bo = static_cast<double>(cfg_.block_out()),
+                 bb = static_cast<double>(cfg_.batch());
+    const double cb = std::ceil(static_cast<double>(p.c) / bi), kb = std::ceil(static_cast<double>(p.k) / bo),
+                 nb = std::ceil(static_cast<double>(p.n) / bb);
+    const double th = static_cast<double>(k.tile_h), tw = static_cast<double>(k.tile_w);
+    const double in_h = (th - 1) * static_cast<double>(p.stride) + static_cast<double>(p.r);
+    const double in_w = (tw - 1) * static_cast<double>(p.stride) + static_cast<double>(p.s);
+    for (double v : {static_cast<double>(p.n), static_cast<double>(p.c), static_cast<double>(p.h),
+                     static_cast<double>(p.w), static_cast<double>(p.k), static_cast<double>(p.r),
+                     static_cast<double>(p.s), static_cast<double>(p.stride), static_cast<double>(p.pad),
+                     static_cast<double>(p.oh), static_cast<double>(p.ow)})
+      f.push_back(static_cast<float>(v));
+    const double tiles_h = std::ceil(static_cast<double>(p.oh) / th), tiles_w = std::ceil(static_cast<double>(p.ow) / tw);
+    const double tiles_ci = cb / static_cast<double>(k.tile_ci), tiles_co = kb / static_cast<double>(k.tile_co);
+    const double tiles_b = nb / static_cast<double>(k.tile_b);
+    // Virtual threads split the outer tile loops of h and co: each thread keeps its own tiles
+    // on chip, and a thread count that does not divide its loop leaves a tail.
+    const double ht = static_cast<double>(k.h_nthread), ot = static_cast<double>(k.oc_nthread);
+    const double inp = static_cast<double>(k.tile_b) * in_h * in_w * static_cast<double>(k.tile_ci);
+    const double wgt = static_cast<double>(k.tile_co) * static_cast<double>(k.tile_ci) * static_cast<double>(p.r * p.s);
+    const double acc = static_cast<double>(k.tile_b) * th * tw * static_cast<double>(k.tile_co);
+    for (double v : {tiles_b, tiles_h, tiles_w, tiles_ci, tiles_co, tiles_b * tiles_h * tiles_w * tiles_co,
+                     inp, wgt, acc,                                              // entries per tile
+                     inp * ht, wgt * ot, acc * ht * ot,                          // ... times threads
+                     inp * ht * cfg_.inp_elem_bytes(), wgt * ot * cfg_.wgt_elem_bytes(),
+                     acc * ht * ot * cfg_.acc_elem_bytes(),                      // bytes on chip
+                     th * tw * static_cast<double>(k.tile_ci * p.r * p.s),       // GEMM micro-ops
+                     ht * ot, std::fmod(tiles_h, ht), std::fmod(tiles_co, ot)})  // threads, tails
+      f.push_back(static_cast<float>(v));
+    return f;
+  }
+
  private:
+  VtaProblem problem_;
+  VtaConfig cfg_;
   std::vector<Knob> knobs_;
 };
 

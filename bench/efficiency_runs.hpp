@@ -1,0 +1,38 @@
+// What one tuning run left in its database, as the tuning-efficiency report needs it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attune/db.hpp"
+
+namespace attune::bench {
+
+struct Attempt {
+  Status status = Status::ok;
+  double time_s = 0;      // 0 unless ok
+  bool measured = true;   // false: a failure found while compiling (ml2), never run
+  std::vector<float> visible;
+  nlohmann::json hidden;
+};
+
+struct Run {
+  std::string workload, strategy;
+  int seed = 0;
+  std::vector<Attempt> attempts;  // in trial order
+  double wall_s = 0;
+
+  double final_best() const;  // 0 when nothing was valid
+  // 1-based attempt index at which the best so far first got <= target * (1 + tol); nullopt if never.
+  std::optional<int> attempts_to_reach(double target, double tol) const;
+  // The same counted in measurements (attempts that were run).
+  std::optional<int> measurements_to_reach(double target, double tol) const;
+  int invalid_attempts() const;
+  int invalid_measured() const;
+  int measurements() const;
+};
+
+Run read_run(const std::string& db_path, const std::string& workload, const std::string& strategy, int seed);
+
+}  // namespace attune::bench

@@ -1,0 +1,260 @@
+// attune-tuning-efficiency: how many measurements each search strategy needs (ML²Tuner's
+// evaluation). For every workload x strategy x seed it tunes with a fixed budget into its own
+// database (kept in --dir, so a second invocation reuses finished runs and resumes cut ones),
+// then prints
+//   - per workload: each strategy's median final best, invalid attempts, and the measurements
+//     ml2 needs to reach the baseline's final best;
+//   - samples_fraction: median over workloads of (per-workload median over seeds of) the
+//     measurements ml2 needs to reach the baseline's final best of the same seed, divided by the
+//     baseline's measurements (its budget); a run that never reaches it counts 1.0;
+//   - invalid_reduction: 1 - invalid measurements of ml2 / those of the baseline, summed over
+//     all runs (the strict figure, counting ml2's compile-stage failures too, is printed beside);
+//   - model quality on held-out configs: pairwise accuracy, peak@1, peak@5 of P and A, V's
+//     precision and recall;
+//   - a closing line: target=T samples_fraction=X.XX invalid_reduction=Y.YY
+// The VTA target's times are simulated cycles (deterministic); CPU times are measured, so the
+// CPU comparison accepts a best within --tol of the target.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "attune/codegen_vta.hpp"
+#include "attune/error.hpp"
+#include "attune/op.hpp"
+#include "attune/tuner.hpp"
+#include "efficiency_runs.hpp"
+#include "model_quality.hpp"
+
+namespace fs = std::filesystem;
+using namespace attune;
+using namespace attune::bench;
+
+namespace {
+
+struct Args {
+  std::string target = "vta";
+  std::string workloads;
+  std::vector<std::string> only;
+  std::vector<std::string> strategies;
+  std::string baseline;
+  std::string candidate = "ml2";
+  int seeds = 5;
+  int trials = 300;
+  int jobs = 0;
+  int threads = 0;
+  double tol = -1;
+  std::string dir = "tuning-efficiency";
+};
+
+double median(std::vector<double> v) {  // of the values that are not NaN
+  std::erase_if(v, [](double x) { return x != x; });
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string db_path_for(const Args& a, const std::string& workload, const std::string& strategy, int seed) {
+  std::string t = a.target;
+  std::replace(t.begin(), t.end(), ':', '_');
+  std::replace(t.begin(), t.end(), '/', '_');
+  return a.dir + "/" + t + "/" + workload + "." + strategy + ".s" + std::to_string(seed) + ".db";
+}
+
+struct Job {
+  const Op* op;
+  std::string strategy;
+  int seed;
+  std::string db;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"attune-tuning-efficiency: measurements per strategy to reach a baseline's best (ML²Tuner)"};
+  app.add_option("--target", a.target, "vta, vta:CONFIG or a CPU target (cpu)")->capture_default_str();
+  app.add_option("--workloads", a.workloads, "workload file (default: vta.txt for vta, cpu.txt otherwise)");
+  app.add_option("--only", a.only, "workload names (default: all for vta, gemm_512,rn50_c2_3x3 for cpu)")->delimiter(',');
+  app.add_option("--strategies", a.strategies, "strategies to run (default: random,evolutionary,xgb,ml2 for vta; random,ml2 for cpu)")->delimiter(',');
+  app.add_option("--baseline", a.baseline, "strategy ml2 is compared with (default: xgb for vta, random for cpu)");
+  app.add_option("--seeds", a.seeds, "seeds per strategy")->capture_default_str();
+  app.add_option("--trials", a.trials, "attempts per run")->capture_default_str();
+  app.add_option("--jobs", a.jobs, "runs at once (default: cores for vta, 1 for cpu: CPU runs time kernels)");
+  app.add_option("--threads", a.threads, "threads per CPU kernel (default: all cores)");
+  app.add_option("--tol", a.tol, "relative slack when comparing bests (default: 0 for vta, 0.02 for cpu)");
+  app.add_option("--dir", a.dir, "where the run databases are kept (finished runs are reused)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const bool vta = is_vta_target_arg(a.target);
+    if (a.workloads.empty())
+      a.workloads = std::string(ATTUNE_SOURCE_DIR) + "/../shared/workloads/" + (vta ? "vta.txt" : "cpu.txt");
+    if (a.only.empty() && !vta) a.only = {"gemm_512", "rn50_c2_3x3"};
+    if (a.strategies.empty())
+      a.strategies = vta ? std::vector<std::string>{"random", "evolutionary", "xgb", "ml2"}
+                         : std::vector<std::string>{"random", "ml2"};
+    if (a.baseline.empty()) a.baseline = vta ? "xgb" : "random";
+    if (a.tol < 0) a.tol = vta ? 0.0 : 0.02;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (a.jobs <= 0) a.jobs = vta ? cores : 1;
+    for (const auto& s : {a.baseline, a.candidate})
+      if (std::find(a.strategies.begin(), a.strategies.end(), s) == a.strategies.end()) a.strategies.push_back(s);
+    for (const auto& s : a.strategies) make_strategy(s);  // unknown names fail here, not mid-run
+
+    std::vector<Op> ops;
+    for (auto& op : load_workload_file(a.workloads))
+      if (a.only.empty() || std::find(a.only.begin(), a.only.end(), op.name) != a.only.end()) ops.push_back(op);
+    if (ops.empty()) throw Error("no workloads selected from " + a.workloads);
+    const std::string target_name = tuning_target_name(a.target);
+
+    std::vector<Job> jobs;
+    for (const auto& op : ops)
+      for (const auto& s : a.strategies)
+        for (int seed = 1; seed <= a.seeds; ++seed) jobs.push_back({&op, s, seed, db_path_for(a, op.name, s, seed)});
+    fs::create_directories(fs::path(jobs.front().db).parent_path());
+    std::printf("tuning-efficiency: target %s, %zu workloads x %zu strategies x %d seeds, %d attempts each, "
+                "%d at once, databases in %s\n",
+                target_name.c_str(), ops.size(), a.strategies.size(), a.seeds, a.trials, a.jobs, a.dir.c_str());
+    std::fflush(stdout);
+
+    std::map<std::string, double> wall;  // db -> seconds
+    std::mutex mu;
+    std::atomic<std::size_t> next{0}, done{0};
+    std::string failure;
+    auto worker = [&] {
+      for (std::size_t i; (i = next++) < jobs.size();) {
+        const Job& j = jobs[i];
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+          TuneOptions o;
+          o.target = a.target;
+          o.trials = a.trials;
+          o.strategy = j.strategy;
+          o.db_path = j.db;
+          o.seed = static_cast<std::uint64_t>(j.seed);
+          o.threads = a.threads;
+          const auto r = tune(*j.op, o);
+          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          std::lock_guard lock(mu);
+          wall[j.db] = s;
+          std::printf("[%zu/%zu] %-12s %-12s seed %d: %d new attempts, best %.4g ms, %.1f s\n", ++done, jobs.size(),
+                      j.op->name.c_str(), j.strategy.c_str(), j.seed, r.trials_run,
+                      r.best ? r.best->median_s * 1e3 : 0.0, s);
+          std::fflush(stdout);
+        } catch (const std::exception& e) {
+          std::lock_guard lock(mu);
+          failure = j.db + ": " + e.what();
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int i = 1; i < a.jobs; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    if (!failure.empty()) throw Error(failure);
+
+    // ---- report ----
+    std::map<std::string, std::map<std::string, std::vector<Run>>> runs;  // workload -> strategy -> seeds
+    for (const auto& j : jobs) runs[j.op->name][j.strategy].push_back(read_run(j.db, j.op->name, j.strategy, j.seed));
+
+    std::printf("\n%-12s %-13s %12s %9s %9s %9s\n", "workload", "strategy", "best ms(med)", "invalid", "inv.meas",
+                "to-base");
+    std::vector<double> layer_fraction, layer_fraction_first;
+    long inv_c = 0, inv_b = 0, inv_c_strict = 0, inv_b_strict = 0;
+    int never = 0, pairs = 0;
+    for (const auto& op : ops) {
+      auto& by = runs[op.name];
+      std::vector<double> fr, fr_first;
+      for (int s = 0; s < a.seeds; ++s) {
+        const Run& b = by[a.baseline][s];
+        const Run& c = by[a.candidate][s];
+        const double target = b.final_best();
+        if (target <= 0) continue;
+        ++pairs;
+        const auto n = c.measurements_to_reach(target, a.tol);
+        if (!n) ++never;
+        const double cn = n ? *n : std::max(1, c.measurements());
+        fr.push_back(std::min(1.0, cn / std::max(1, b.measurements())));
+        const auto bfirst = b.measurements_to_reach(target, 0);
+        fr_first.push_back(cn / std::max(1, bfirst.value_or(1)));
+        inv_c += c.invalid_measured();
+        inv_b += b.invalid_measured();
+        inv_c_strict += c.invalid_attempts();
+        inv_b_strict += b.invalid_attempts();
+      }
+      for (const auto& s : a.strategies) {
+        std::vector<double> best, inv, invm, reach;
+        for (int k = 0; k < a.seeds; ++k) {
+          const Run& r = by[s][k];
+          best.push_back(r.final_best() * 1e3);
+          inv.push_back(r.invalid_attempts());
+          invm.push_back(r.invalid_measured());
+          const double target = by[a.baseline][k].final_best();
+          const auto n = r.measurements_to_reach(target, a.tol);
+          reach.push_back(n ? *n : std::nan(""));
+        }
+        std::printf("%-12s %-13s %12.4g %9.1f %9.1f %9.0f\n", op.name.c_str(), s.c_str(), median(best), median(inv),
+                    median(invm), median(reach));
+      }
+      layer_fraction.push_back(median(fr));
+      layer_fraction_first.push_back(median(fr_first));
+      std::printf("%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
+                  "took to first reach its own final best)\n",
+                  op.name.c_str(), a.candidate.c_str(), 100 * layer_fraction.back(), a.baseline.c_str(),
+                  layer_fraction_first.back(), a.baseline.c_str());
+    }
+
+    std::printf("\nmodel quality on held-out configs (30%% of each workload's distinct configs; mean over workloads)\n");
+    std::vector<double> pp, ap, p1, a1, p5, a5, vp, vr;
+    for (const auto& op : ops) {
+      std::vector<const Run*> all;
+      for (const auto& [s, rs] : runs[op.name])
+        for (const auto& r : rs) all.push_back(&r);
+      const auto q = held_out_quality(all, vta ? "vta" : "cpu");
+      if (!q.ok) continue;
+      std::printf("  %-12s train %4d test %4d (valid %4d): pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | "
+                  "peak@5 P %.3f A %.3f | V precision %.3f recall %.3f\n",
+                  op.name.c_str(), q.train_rows, q.test_rows, q.test_valid, q.p_pairwise, q.a_pairwise, q.p_peak1,
+                  q.a_peak1, q.p_peak5, q.a_peak5, q.v_precision, q.v_recall);
+      pp.push_back(q.p_pairwise);
+      ap.push_back(q.a_pairwise);
+      p1.push_back(q.p_peak1);
+      a1.push_back(q.a_peak1);
+      p5.push_back(q.p_peak5);
+      a5.push_back(q.a_peak5);
+      if (q.v_precision == q.v_precision) vp.push_back(q.v_precision);
+      if (q.v_recall == q.v_recall) vr.push_back(q.v_recall);
+    }
+    auto mean = [](const std::vector<double>& v) {
+      return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    };
+    std::printf("  mean: pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | peak@5 P %.3f A %.3f | V precision %.3f "
+                "recall %.3f\n",
+                mean(pp), mean(ap), mean(p1), mean(a1), mean(p5), mean(a5), mean(vp), mean(vr));
+
+    const double samples_fraction = median(layer_fraction);
+    const double invalid_reduction = inv_b > 0 ? 1.0 - static_cast<double>(inv_c) / static_cast<double>(inv_b) : std::nan("");
+    const double strict = inv_b_strict > 0 ? 1.0 - static_cast<double>(inv_c_strict) / static_cast<double>(inv_b_strict)
+                                           : std::nan("");
+    std::printf("\n%s vs %s over %d (workload, seed) pairs: reached the baseline's best in %d; invalid measured %ld vs "
+                "%ld; invalid attempts incl. %s's compile-stage failures %ld vs %ld (reduction %.2f)\n",
+                a.candidate.c_str(), a.baseline.c_str(), pairs, pairs - never, inv_c, inv_b, a.candidate.c_str(),
+                inv_c_strict, inv_b_strict, strict);
+    std::printf("target=%s samples_fraction=%.2f invalid_reduction=%.2f\n", target_name.c_str(), samples_fraction,
+                invalid_reduction);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attune-tuning-efficiency: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,211 @@
+// nest_features(): Ansor/TenSet-style static features of a loop nest (see features.hpp).
+//
+// Footprints are interval estimates: inside a band of inner loops, an index expression spans
+// 1 + sum |coeff| * (extent - 1) values (divided by its divisor), capped by the tensor's
+// dimension; a buffer's footprint is the product over its dimensions. Variables bound by fused
+// loops count with their binding's extent when the fused loop is inside the band. The band for
+// a cache level is the largest set of innermost loops whose footprint, summed over buffers,
+// fits the cache: it stands for the loops whose data stays in that cache.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "attune/features.hpp"
+
+namespace attune {
+
+namespace {
+
+constexpr int kLoopSlots = 8;
+constexpr int kBufferSlots = 4;
+constexpr int kCacheLevels = 3;
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+float log2p(double x) { return static_cast<float>(std::log2(1.0 + std::max(0.0, x))); }
+
+struct Found {
+  std::vector<const Node*> loops;  // root first
+  const Stmt* stmt = nullptr;
+};
+
+// Collects the stack of loops around the first update statement (the arithmetic), and counts.
+struct Walker {
+  Found found;
+  int loops = 0, stmts = 0, parallel = 0;
+  double parallel_extent = 1;
+  std::vector<const Node*> stack;
+  void walk(const std::vector<Node>& body) {
+    for (const auto& n : body) {
+      if (n.is_loop()) {
+        ++loops;
+        if (n.kind == LoopKind::parallel) {
+          ++parallel;
+          parallel_extent *= static_cast<double>(n.extent);
+        }
+        stack.push_back(&n);
+        walk(n.body);
+        stack.pop_back();
+      } else {
+        ++stmts;
+        if (n.stmt.kind == StmtKind::update && !found.stmt) found = {stack, &n.stmt};
+      }
+    }
+  }
+};
+
+// Extent of each variable defined by the loops of `band` (their vars and bindings).
+std::map<std::string, std::int64_t> band_extents(const std::vector<const Node*>& band) {
+  std::map<std::string, std::int64_t> e;
+  for (const Node* l : band) {
+    e[l->var] = l->extent;
+    for (const auto& b : l->bindings) e[b.var] = b.extent;
+  }
+  return e;
+}
+
+double footprint_elems(const Access& a, const BufferDecl* decl, const std::map<std::string, std::int64_t>& ext) {
+  double elems = 1;
+  for (std::size_t d = 0; d < a.index.size(); ++d) {
+    const auto& ix = a.index[d];
+    double span = 0;
+    for (const auto& [v, c] : ix.terms) {
+      auto it = ext.find(v);
+      if (it != ext.end()) span += static_cast<double>(std::llabs(c)) * static_cast<double>(it->second - 1);
+    }
+    span = span / static_cast<double>(std::max<std::int64_t>(1, ix.divisor)) + 1;
+    if (decl && d < decl->shape.size()) span = std::min(span, static_cast<double>(decl->shape[d]));
+    elems *= span;
+  }
+  return elems;
+}
+
+// Elements between consecutive iterations of loop `var` in a row-major buffer.
+double stride_of(const Access& a, const BufferDecl* decl, const std::string& var) {
+  if (!decl) return 0;
+  double stride = 0, step = 1;
+  for (std::size_t d = a.index.size(); d-- > 0;) {
+    stride += static_cast<double>(a.index[d].coeff(var)) / static_cast<double>(std::max<std::int64_t>(1, a.index[d].divisor)) * step;
+    if (d < decl->shape.size()) step *= static_cast<double>(decl->shape[d]);
+  }
+  return std::fabs(stride);
+}
+
+}  // namespace
+
+const std::vector<std::string>& nest_feature_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"log_flops", "loops", "stmts", "parallel_loops", "log_parallel_extent",
+                                  "log_local_bytes"};
+    for (int i = 0; i < kLoopSlots; ++i)
+      for (const char* f : {"log_extent", "kind", "reduction"}) n.push_back("loop" + std::to_string(i) + "." + f);
+    n.push_back("vector_lanes");
+    n.push_back("unroll_product");
+    for (int b = 0; b < kBufferSlots; ++b) {
+      const std::string p = "buf" + std::to_string(b) + ".";
+      n.push_back(p + "inner_stride");
+      for (int c = 0; c < kCacheLevels; ++c) {
+        n.push_back(p + "L" + std::to_string(c + 1) + ".log_bytes");
+        n.push_back(p + "L" + std::to_string(c + 1) + ".log_reuse");
+      }
+    }
+    for (int c = 0; c < kCacheLevels; ++c) n.push_back("L" + std::to_string(c + 1) + ".intensity");
+    return n;
+  }();
+  return names;
+}
+
+std::vector<float> nest_features(const LoopNest& nest, const CacheSizes& caches) {
+  std::vector<float> f;
+  f.reserve(nest_feature_names().size());
+  Walker w;
+  w.walk(nest.body);
+  double local_bytes = 0;
+  for (const auto& b : nest.buffers)
+    if (b.kind == BufferKind::local) local_bytes += static_cast<double>(b.numel() * dtype_size(b.dtype));
+  f.push_back(log2p(nest.op.flops()));
+  f.push_back(static_cast<float>(w.loops));
+  f.push_back(static_cast<float>(w.stmts));
+  f.push_back(static_cast<float>(w.parallel));
+  f.push_back(log2p(w.parallel > 0 ? w.parallel_extent : 0));
+  f.push_back(log2p(local_bytes));
+
+  const auto& loops = w.found.loops;
+  const Stmt* st = w.found.stmt;
+  for (int i = 0; i < kLoopSlots; ++i) {
+    if (!st || i >= static_cast<int>(loops.size())) {
+      f.insert(f.end(), {kNaN, kNaN, kNaN});
+      continue;
+    }
+    const Node* l = loops[loops.size() - 1 - i];
+    bool reduction = true;
+    for (const auto& ix : st->dst.index)
+      if (ix.uses(l->var)) reduction = false;
+    for (const auto& b : l->bindings)
+      for (const auto& ix : st->dst.index)
+        if (ix.uses(b.var)) reduction = false;
+    f.push_back(log2p(static_cast<double>(l->extent)));
+    f.push_back(static_cast<float>(static_cast<int>(l->kind)));
+    f.push_back(reduction ? 1.f : 0.f);
+  }
+  double lanes = 1, unroll = 1;
+  for (const Node* l : loops) {
+    if (l->kind == LoopKind::vectorized) lanes *= static_cast<double>(l->extent);
+    if (l->kind == LoopKind::unrolled) unroll *= static_cast<double>(l->extent);
+  }
+  f.push_back(st ? static_cast<float>(lanes) : kNaN);
+  f.push_back(st ? static_cast<float>(unroll) : kNaN);
+
+  std::vector<const Access*> accs;
+  if (st) {
+    accs.push_back(&st->dst);
+    for (const auto& s : st->srcs) accs.push_back(&s);
+  }
+  // For each cache level, the number of innermost loops whose footprint fits.
+  auto band_of = [&](std::size_t k) {
+    return std::vector<const Node*>(loops.end() - static_cast<std::ptrdiff_t>(k), loops.end());
+  };
+  auto bytes_in = [&](std::size_t k) {
+    const auto ext = band_extents(band_of(k));
+    double total = 0;
+    for (const Access* a : accs) {
+      const BufferDecl* d = nest.buffer(a->tensor);
+      total += footprint_elems(*a, d, ext) * static_cast<double>(d ? dtype_size(d->dtype) : 4);
+    }
+    return total;
+  };
+  const double cache_bytes[kCacheLevels] = {caches.l1, caches.l2, caches.l3};
+  std::size_t band_k[kCacheLevels] = {0, 0, 0};
+  for (int c = 0; c < kCacheLevels; ++c) {
+    std::size_t k = 0;
+    while (k < loops.size() && bytes_in(k + 1) <= cache_bytes[c]) ++k;
+    band_k[c] = k;
+  }
+  for (int b = 0; b < kBufferSlots; ++b) {
+    if (b >= static_cast<int>(accs.size())) {
+      f.insert(f.end(), 1 + 2 * kCacheLevels, kNaN);
+      continue;
+    }
+    const Access& a = *accs[b];
+    const BufferDecl* d = nest.buffer(a.tensor);
+    f.push_back(loops.empty() ? kNaN : static_cast<float>(stride_of(a, d, loops.back()->var)));
+    for (int c = 0; c < kCacheLevels; ++c) {
+      const auto band = band_of(band_k[c]);
+      const auto ext = band_extents(band);
+      double iters = 1;
+      for (const Node* l : band) iters *= static_cast<double>(l->extent);
+      const double elems = footprint_elems(a, d, ext);
+      f.push_back(log2p(elems * static_cast<double>(d ? dtype_size(d->dtype) : 4)));
+      f.push_back(log2p(iters / std::max(1.0, elems)));
+    }
+  }
+  for (int c = 0; c < kCacheLevels; ++c) {
+    const auto band = band_of(band_k[c]);
+    double iters = 1;
+    for (const Node* l : band) iters *= static_cast<double>(l->extent);
+    const double bytes = st ? bytes_in(band_k[c]) : 0;
+    f.push_back(bytes > 0 ? static_cast<float>(2 * iters / bytes) : kNaN);
+  }
+  return f;
+}
+
+}  // namespace attune

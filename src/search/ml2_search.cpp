@@ -1,0 +1,246 @@
+// Strategy "ml2": ML²Tuner's multi-level loop (../shared/SEEDS.md, cost_model.hpp).
+//
+// Per round of n measurements:
+//   1. P (ranker, visible features) proposes: simulated annealing over P's scores gives a pool
+//      of unseen configs (random ones until P exists), with a share of random exploration.
+//   2. V (validity classifier, visible features) drops the ones it predicts invalid; the best
+//      (alpha + 1) * n by P survive.
+//   3. tune() compiles the survivors, records those that fail to compile (they are attempts,
+//      and V learns from them), and reads the hidden features of the rest.
+//   4. A (ranker, visible + hidden features) re-ranks them in select(); the top n are measured.
+//   5. Next round all three retrain on everything recorded. V learns from every attempt; P and
+//      A only from valid measurements (a failure is a label for V, never a zero for P/A).
+// Models are saved to the database per target at the end, and a later task of the same target
+// starts from them until it has enough data of its own (when their feature count fits).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "attune/db.hpp"
+#include "attune/error.hpp"
+#include "search/annealing.hpp"
+#include "search/model_inputs.hpp"
+#include "search/strategies.hpp"
+
+namespace attune {
+
+namespace {
+
+constexpr double kExplore = 0.1;      // share of each proposal drawn at random (still V-filtered)
+constexpr int kPoolFactor = 16;       // annealing pool per survivor wanted, before V filters
+constexpr std::size_t kMinValid = 4;  // valid measurements before P and A train on this task
+constexpr int kPassOverRounds = 3;    // rounds a config A passed over stays out of proposals
+constexpr int kMaxFailedProbes = 5;   // failed probes against V in a row before V is believed
+
+// The defaults (alpha = 3 on VTA, threshold 0.65) were chosen with bench/tuning_efficiency on VTA;
+// ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments.
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+double env_double(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atof(v) : fallback;
+}
+
+struct Models {
+  std::optional<CostModel> v, p, a;
+};
+
+class Ml2Search final : public Strategy {
+ public:
+  std::string name() const override { return "ml2"; }
+  // Compile (alpha + 1) x what is measured: alpha 3 where compiling is nearly free (VTA),
+  // 2 where it runs a C compiler (CPU).
+  int proposal_factor(const Space& space) const override {
+    return std::max(0, env_int("ATTUNE_ML2_ALPHA", space.cheap_compile() ? 3 : 2)) + 1;
+  }
+
+  void begin(const StrategyContext& ctx) override {
+    if (!ctx.db) return;
+    auto load = [&](const char* kind, ModelKind mk, std::optional<CostModel>& into) {
+      try {
+        if (auto blob = ctx.db->latest_model(ctx.target, std::string("ml2.") + kind))
+          into = CostModel::load(mk, blob->blob);
+      } catch (const Error&) {
+        into.reset();  // a model this build cannot read is not worth failing the run for
+      }
+    };
+    load("V", ModelKind::validity, warm_.v);
+    load("P", ModelKind::rank, warm_.p);
+    load("A", ModelKind::rank, warm_.a);
+  }
+
+  void end(const StrategyContext& ctx) override {
+    if (!ctx.db || ctx.db->read_only()) return;
+    if (own_.v) ctx.db->save_model(ctx.target, "ml2.V", own_.v->save());
+    if (own_.p) ctx.db->save_model(ctx.target, "ml2.P", own_.p->save());
+    if (own_.a) ctx.db->save_model(ctx.target, "ml2.A", own_.a->save());
+  }
+
+  std::vector<Config> propose(const Space& space, const std::vector<Trial>& history, int n,
+                              std::mt19937_64& rng) override {
+    retrain(space, history);
+    // Configs A passed over recently are not proposed again: P would rank them on top every
+    // round and they would crowd out everything else. After kPassOverRounds they may return
+    // (the models have learnt more by then).
+    ++round_;
+    std::erase_if(passed_over_, [&](const auto& kv) { return round_ - kv.second > kPassOverRounds; });
+    std::set<Config> seen;
+    for (const auto& [c, r] : passed_over_) seen.insert(c);
+    std::vector<const Trial*> ok;
+    for (const auto& t : history) {
+      seen.insert(t.config);
+      if (t.status == Status::ok) ok.push_back(&t);
+    }
+    std::sort(ok.begin(), ok.end(), [](const Trial* a, const Trial* b) { return a->time_s < b->time_s; });
+
+    const CostModel* p = pick(own_.p, warm_.p, space, false);
+    const CostModel* v = pick(own_.v, warm_.v, space, false);
+    const int explore = std::max(1, static_cast<int>(n * kExplore));
+    const int pool_n = kPoolFactor * n;
+
+    std::vector<Config> ranked;  // P's pool, best first
+    if (p) {
+      std::vector<Config> starts;
+      for (std::size_t i = 0; i < ok.size() && i < 16; ++i) starts.push_back(ok[i]->config);
+      ranked = anneal(space, [&](const std::vector<Config>& c) { return p->predict(inputs_.visible_rows(space, c)); },
+                      pool_n, seen, starts, rng, anneal_options_for(space));
+    }
+    std::vector<Config> random;
+    std::set<Config> taken(seen);
+    for (const auto& c : ranked) taken.insert(c);
+    const int random_n = p ? kPoolFactor * explore : pool_n;
+    for (int tries = 0; static_cast<int>(random.size()) < random_n && tries < random_n * 50; ++tries) {
+      Config c = space.random_config(rng);
+      if (space.admissible(c) && taken.insert(c).second) random.push_back(std::move(c));
+    }
+
+    auto keep_valid = [&](std::vector<Config> cs, int want) {
+      if (!v || cs.empty()) {
+        if (static_cast<int>(cs.size()) > want) cs.resize(want);
+        return cs;
+      }
+      const auto pv = v->predict(inputs_.visible_rows(space, cs));
+      std::vector<Config> pass;
+      for (std::size_t i = 0; i < cs.size() && static_cast<int>(pass.size()) < want; ++i)
+        if (pv[i] >= threshold_) pass.push_back(cs[i]);
+      return pass;
+    };
+    std::vector<Config> out;
+    if (p) {
+      out = keep_valid(ranked, n - explore);
+      for (auto& c : keep_valid(random, n - static_cast<int>(out.size()))) out.push_back(std::move(c));
+    } else if (v) {
+      out = keep_valid(random, n);
+    } else {
+      // Nothing learnt yet: compiling more than is measured would only find failures no model
+      // can use better than the measured ones.
+      out.assign(random.begin(), random.begin() + std::min<std::ptrdiff_t>(std::ssize(random), std::max(1, n / proposal_factor(space))));
+    }
+    // V refuses everything left (the valid part of the space may be spent, or V is wrong):
+    // probe with the one config V doubts least, so a wrong V is corrected slowly while a right
+    // one costs one attempt per round instead of a batch of certain failures.
+    // After kMaxFailedProbes probes in a row failed, V is believed: nothing is proposed and
+    // the run ends (tune() stops after rounds without proposals) instead of spending the rest
+    // of its budget on failures.
+    int failed_probes = 0;
+    for (const auto& t : history)
+      if (probes_.count(t.config)) failed_probes = t.status == Status::ok ? 0 : failed_probes + 1;
+    if (out.empty() && v && failed_probes < kMaxFailedProbes) {
+      std::vector<Config> all = ranked;
+      all.insert(all.end(), random.begin(), random.end());
+      if (!all.empty()) {
+        const auto pv = v->predict(inputs_.visible_rows(space, all));
+        out.push_back(all[static_cast<std::size_t>(std::max_element(pv.begin(), pv.end()) - pv.begin())]);
+        probes_.insert(out.back());
+      }
+    }
+    return out;
+  }
+
+  std::vector<std::size_t> select(const Space& space, const std::vector<CompiledCandidate>& compiled,
+                                  int n) override {
+    std::vector<std::size_t> idx(compiled.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    if (compiled.empty() || n <= 0) return {};
+    std::vector<float> score;
+    if (const CostModel* a = pick(own_.a, warm_.a, space, true)) {
+      FeatureRows rows;
+      for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
+      score = a->predict(rows);
+    } else if (const CostModel* p = pick(own_.p, warm_.p, space, false)) {
+      std::vector<Config> cs;
+      for (const auto& c : compiled) cs.push_back(c.config);
+      score = p->predict(inputs_.visible_rows(space, cs));
+    }
+    if (!score.empty())
+      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return score[x] > score[y]; });
+    if (static_cast<int>(idx.size()) > n) {
+      for (std::size_t i = n; i < idx.size(); ++i) passed_over_[compiled[idx[i]].config] = round_;
+      idx.resize(n);
+    }
+    return idx;
+  }
+
+ private:
+  // This task's model when it has one, else a warm-start model whose input width fits.
+  const CostModel* pick(const std::optional<CostModel>& own, const std::optional<CostModel>& warm,
+                        const Space& space, bool with_hidden) {
+    if (own) return &*own;
+    if (!warm) return nullptr;
+    std::size_t width = space.visible_features(space.random_config(rng_)).size();
+    if (with_hidden) width += hidden_feature_names(space.hidden_kind()).size();
+    return warm->columns() == width ? &*warm : nullptr;
+  }
+
+  void retrain(const Space& space, const std::vector<Trial>& history) {
+    std::set<Config> seen;
+    FeatureRows vx, px, ax;
+    std::vector<float> vy;
+    std::vector<const Trial*> p_trials, a_trials;
+    bool any_valid = false, any_invalid = false;
+    for (const auto& t : history) {
+      if (!seen.insert(t.config).second) continue;
+      vx.push_back(inputs_.visible(space, t.config));
+      vy.push_back(t.status == Status::ok ? 1.f : 0.f);
+      (t.status == Status::ok ? any_valid : any_invalid) = true;
+      if (t.status != Status::ok || t.time_s <= 0) continue;
+      px.push_back(inputs_.visible(space, t.config));
+      p_trials.push_back(&t);
+      if (!t.hidden.is_null()) {
+        ax.push_back(inputs_.combined(space, t.config, t.hidden));
+        a_trials.push_back(&t);
+      }
+    }
+    if (any_valid && any_invalid) {
+      own_.v.emplace(ModelKind::validity);
+      own_.v->fit(vx, vy);
+    }
+    if (p_trials.size() >= kMinValid) {
+      own_.p.emplace(ModelKind::rank);
+      own_.p->fit(px, throughput_labels(p_trials));
+    }
+    if (a_trials.size() >= kMinValid) {
+      own_.a.emplace(ModelKind::rank);
+      own_.a->fit(ax, throughput_labels(a_trials));
+    }
+  }
+
+  const float threshold_ = static_cast<float>(env_double("ATTUNE_ML2_THRESHOLD", 0.65));  // V's P(valid) cut
+  ModelInputs inputs_;
+  Models own_, warm_;
+  std::set<Config> probes_;  // configs proposed against V's advice
+  std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
+  int round_ = 0;
+  std::mt19937_64 rng_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_ml2_search() { return std::make_unique<Ml2Search>(); }
+
+}  // namespace attune
