@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libxgboost-dev libomp-dev
+  libxgboost-dev libomp-dev binutils
   libopenblas-dev libblis-dev libdnnl-dev
 )
 
