@@ -24,7 +24,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "gpu-check: $(ls "$bundle"/*_check.cu | wc -l) kernels from $bundle; nvcc $("$nvcc" --version | tail -1);" \
-     "cuDNN: ${cudnn_flags:+yes}${cudnn_flags:-no (header not found)}"
+     "cuDNN: $([ -n "$cudnn_flags" ] && echo yes || echo 'no (header not found)')"
 
 # Compile every harness in parallel (nvcc is slow); each log is kept for the report.
 export nvcc arch cudnn_flags work bundle
