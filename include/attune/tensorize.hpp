@@ -23,7 +23,7 @@
 // compose with split/reorder/pack traces. It is recorded as its own JSON step
 // {"schema_version":1,"kind":"tensorize","intrinsic":...,"mapping":#,"loops":{...}} and replays
 // by re-enumerating the mappings and checking the loops still match.
-// Tests: tests/schedule/tensorize_test.cpp, tests/codegen/, tests/e2e/tensorize_test.cpp.
+// Tests: tests/schedule/tensorize_test.cpp, tests/codegen/, tests/e2e/tensorize_cpu_test.cpp.
 #pragma once
 
 #include <cstdint>
