@@ -36,6 +36,12 @@ void add_tune_command(CLI::App& app, Action& action);
 void add_db_commands(CLI::App& app, Action& action);  // best, history, export
 void add_libgen_command(CLI::App& app, Action& action);
 void add_space_stats_command(CLI::App& app, Action& action);
+void add_gpu_bundle_command(CLI::App& app, Action& action);  // cmd_gpu_bundle.cpp
+
+// `attune lower` with --intrinsic/--mapping or a cuda target (cmd_lower_tensorize.cpp).
+bool wants_tensorize(const std::string& target, const std::string& intrinsic, int mapping);
+int run_lower_tensorized(const std::string& spec, const std::string& target, const std::string& intrinsic,
+                         int mapping, bool code_only);
 
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the
 // file it names. `what` names the option in errors ("--trace").

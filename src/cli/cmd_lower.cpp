@@ -22,9 +22,13 @@ struct LowerArgs {
   std::string target;  // empty: the code generator's defaults
   bool nest_only = false;
   bool c_only = false;
+  std::string intrinsic;  // tensorize onto this intrinsic (cmd_lower_tensorize.cpp)
+  int mapping = 0;        // ... with this mapping (as `attune map` numbers them); 0: the default
 };
 
 int run_lower(const LowerArgs& a) {
+  if (wants_tensorize(a.target, a.intrinsic, a.mapping))
+    return run_lower_tensorized(a.spec, a.target, a.intrinsic, a.mapping, a.c_only);
   const Op op = op_from_cli(a.spec);
   CpuCodegenOptions opts = a.target.empty() ? CpuCodegenOptions{} : cpu_options_for(load_target_arg(a.target));
   LoopNest nest = initial_nest(op);
@@ -57,7 +61,11 @@ void add_lower_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("lower", "Print the loop nest of SPEC (after --trace) and its generated C");
   sub->add_option("SPEC", args->spec, "op: template call, workload line/name, raw spec or spec file")->required();
   sub->add_option("--trace", args->trace, "trace to replay: a JSON file or inline JSON");
-  sub->add_option("--target", args->target, "cpu target whose vector width and flags to use (e.g. cpu, x86-avx512)");
+  sub->add_option("--target", args->target,
+                 "cpu target whose vector width and flags to use (e.g. cpu, x86-avx512); a cuda target prints "
+                 "the tensorized CUDA source");
+  sub->add_option("--intrinsic", args->intrinsic, "tensorize onto this intrinsic of --target (see `attune map`)");
+  sub->add_option("--mapping", args->mapping, "with mapping number K of `attune map` (default: the widest valid one)");
   auto* nest = sub->add_flag("--nest-only", args->nest_only, "print only the loop nest");
   sub->add_flag("--c-only", args->c_only, "print only the generated C")->excludes(nest);
   sub->callback([&action, args] { action = [args] { return run_lower(*args); }; });

@@ -1,0 +1,70 @@
+// cmd_lower_tensorize.cpp — the tensorizing half of `attune lower`: with a CUDA target, or with
+// --intrinsic / --mapping, SPEC is mapped onto an intrinsic (AMOS) and the plan lowered by the
+// target's backend: CUDA source for cuda targets, tensorized C for cpu targets.
+#include <iostream>
+
+#include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/codegen_cuda.hpp"
+#include "attune/error.hpp"
+#include "attune/tensorize.hpp"
+#include "cli/cli_common.hpp"
+
+namespace attune::cli {
+
+namespace {
+
+// The intrinsic asked for, or the target's first one that some mapping of `op` can use.
+const Intrinsic& choose_intrinsic(const Op& op, const Target& t, const std::string& name) {
+  if (!name.empty()) {
+    if (!t.has_intrinsic(name)) {
+      std::string names;
+      for (const auto& in : t.intrinsics) names += (names.empty() ? "" : ", ") + in.name;
+      throw Error("target " + t.name + " has no intrinsic '" + name + "' (it has: " + names + ")");
+    }
+    return t.intrinsic(name);
+  }
+  for (const auto& in : t.intrinsics) {
+    if (!tensorize_supported_kind(in.emit_kind)) continue;
+    try {
+      plan_tensorize(op, in, 0);
+      return in;
+    } catch (const Error&) {
+    }
+  }
+  throw Error("no intrinsic of target " + t.name + " has a valid mapping for this op (see `attune map`)");
+}
+
+}  // namespace
+
+bool wants_tensorize(const std::string& target_name, const std::string& intrinsic, int mapping) {
+  if (!intrinsic.empty() || mapping != 0) return true;
+  return !target_name.empty() && load_target_arg(target_name).kind == TargetKind::cuda;
+}
+
+int run_lower_tensorized(const std::string& spec, const std::string& target_name, const std::string& intrinsic,
+                         int mapping, bool code_only) {
+  if (target_name.empty()) throw Error("--intrinsic and --mapping need --target");
+  if (mapping < 0) throw Error("--mapping " + std::to_string(mapping) + ": numbers start at 1");
+  const Op op = op_from_cli(spec);
+  const Target target = load_target_arg(target_name);
+  const Intrinsic& intr = choose_intrinsic(op, target, intrinsic);
+  const TensorizePlan plan = plan_tensorize(op, intr, mapping);
+  Artifact art;
+  if (target.kind == TargetKind::cuda)
+    art = lower_cuda(plan);
+  else if (target.kind == TargetKind::cpu)
+    art = lower_cpu_tensorized(plan, target.compiler_flags);
+  else
+    throw Error("target " + target.name + " (" + std::string(target_kind_name(target.kind)) +
+                ") has no tensorizing backend");
+  if (!code_only) {
+    std::cout << "// ---- tensorize step ----\n// " << plan.to_json().dump() << "\n";
+    std::string flags;
+    for (const auto& f : art.flags) flags += " " + f;
+    std::cout << "// ---- generated " << (art.language == "cuda" ? "CUDA" : "C") << " (flags:" << flags << ") ----\n";
+  }
+  std::cout << art.source;
+  return 0;
+}
+
+}  // namespace attune::cli

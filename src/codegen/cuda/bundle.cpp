@@ -1,0 +1,50 @@
+// Writing the GPU bundle folder (attune/gpu_bundle.hpp).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "attune/codegen_cuda.hpp"
+#include "attune/error.hpp"
+#include "attune/gpu_bundle.hpp"
+
+namespace attune {
+
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f) throw Error("cannot write " + p.string());
+}
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n') c = ';';
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> write_gpu_bundle(const std::string& dir, const std::vector<TensorizePlan>& plans) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create " + dir + ": " + ec.message());
+  std::vector<std::string> ids;
+  std::string manifest = "# id | op spec | intrinsic | mapping (written by `attune gpu-bundle`)\n";
+  for (const auto& p : plans) {
+    std::string id = cuda_kernel_name(p);
+    for (int n = 2; std::find(ids.begin(), ids.end(), id) != ids.end(); ++n) id = cuda_kernel_name(p) + "_" + std::to_string(n);
+    CudaCodegenOptions o;
+    o.name = id;
+    write(fs::path(dir) / (id + ".cu"), lower_cuda(p, o).source);
+    write(fs::path(dir) / (id + "_check.cu"), cuda_harness(p, id, id + ".cu"));
+    manifest += id + " | " + one_line(print_spec(p.op)) + " | " + p.intrinsic.name + " | " +
+                std::to_string(p.mapping_number) + "\n";
+    ids.push_back(id);
+  }
+  write(fs::path(dir) / "kernels.txt", manifest);
+  return ids;
+}
+
+}  // namespace attune

@@ -1,0 +1,122 @@
+// TensorizePlan: mapping choice, the reshaped dimensions, refusals with reasons, JSON replay.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "attune/error.hpp"
+#include "attune/tensorize.hpp"
+
+namespace attune {
+namespace {
+
+const Target& h200() {
+  static const Target t = load_target("nvidia-h200");
+  return t;
+}
+const Target& avx2() {
+  static const Target t = load_target("x86-avx2");
+  return t;
+}
+
+TEST(Tensorize, GemmOnWmmaIsOneMappingWithPadding) {
+  const Op op = op_from_cli("gemm:M=40,N=24,K=20,dtype=f16");
+  const TensorizePlan p = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32"));
+  EXPECT_EQ(p.mapping_number, 1);
+  EXPECT_EQ(p.m.op_loops, std::vector<std::string>{"m"});
+  EXPECT_EQ(p.n.op_loops, std::vector<std::string>{"n"});
+  EXPECT_EQ(p.k.op_loops, std::vector<std::string>{"k"});
+  EXPECT_EQ(p.m.tiles(), 3);  // 40 -> 48: padded
+  EXPECT_EQ(p.k.tiles(), 2);  // 20 -> 32
+  EXPECT_EQ(p.a_tensor, "A");
+  EXPECT_EQ(p.c_tensor, "C");
+  EXPECT_TRUE(p.outer_spatial.empty());
+  EXPECT_NE(p.str().find("padded to 48"), std::string::npos) << p.str();
+}
+
+TEST(Tensorize, ConvDefaultIsImplicitGemm) {
+  const Op op = op_from_cli("conv2d:N=1,H=8,W=8,C=16,K=16,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f16");
+  const TensorizePlan p = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32"));
+  // The default puts the most iterations on the intrinsic: every reduction loop fused into k.
+  EXPECT_TRUE(p.outer_reduction.empty()) << p.str();
+  EXPECT_EQ(p.k.extent, 16 * 3 * 3) << p.str();
+  EXPECT_EQ(p.m.extent * p.n.extent * p.outer_count(), 1 * 16 * 8 * 8) << p.str();
+}
+
+TEST(Tensorize, AvxPutsColumnsOnLanes) {
+  const Op op = op_from_cli("gemm:M=5,N=20,K=3");
+  const TensorizePlan p = plan_tensorize(op, avx2().intrinsic("avx2_fma_f32"));
+  EXPECT_EQ(p.n.tile, 8);
+  EXPECT_EQ(p.m.tile, 1);
+  EXPECT_EQ(p.n.tiles(), 3);
+}
+
+TEST(TensorizeErrors, MappingNumberOutOfRange) {
+  const Op op = op_from_cli("gemm:M=16,N=16,K=16,dtype=f16");
+  try {
+    plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32"), 7);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--mapping 7: wmma_16x16x16_f16f32 has 2 mapping candidates for this op (1..2)");
+  }
+}
+
+TEST(TensorizeErrors, DtypeMismatchHasNoValidMapping) {
+  const Op op = op_from_cli("gemm:M=16,N=16,K=16");  // f32: no f32 Tensor Core intrinsic here
+  try {
+    plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no valid mapping"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TensorizeErrors, InvalidMappingIsRefusedWithItsReason) {
+  const Op op = op_from_cli("conv2d:N=1,H=8,W=8,C=16,K=16,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f16");
+  const Intrinsic& in = h200().intrinsic("wmma_16x16x16_f16f32");
+  const MappingReport r = enumerate_mappings(op, in);
+  int invalid = 0;
+  for (std::size_t i = 0; i < r.items.size() && !invalid; ++i)
+    if (!r.items[i].valid) invalid = static_cast<int>(i) + 1;
+  ASSERT_GT(invalid, 0);
+  EXPECT_FALSE(tensorize_applicable(op, in, r.items[invalid - 1]));
+  try {
+    plan_tensorize(op, in, invalid);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is invalid"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TensorizeJson, RoundTripsAndReplays) {
+  const Op op = op_from_cli("conv2d:N=1,H=8,W=8,C=16,K=16,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=f16");
+  const Intrinsic& in = h200().intrinsic("mma_m16n8k16_f16f32");
+  const MappingReport r = enumerate_mappings(op, in);
+  for (std::size_t i = 0; i < r.items.size(); ++i) {
+    if (!r.items[i].valid) continue;
+    const TensorizePlan p = plan_tensorize(op, in, static_cast<int>(i) + 1);
+    const nlohmann::json j = nlohmann::json::parse(p.to_json().dump());
+    EXPECT_EQ(j.at("kind"), "tensorize");
+    EXPECT_EQ(j.at("schema_version"), 1);
+    const TensorizePlan q = tensorize_from_json(op, h200(), j);
+    EXPECT_EQ(q.mapping_number, p.mapping_number);
+    EXPECT_EQ(q.to_json(), p.to_json());
+    EXPECT_EQ(q.str(), p.str());
+  }
+}
+
+TEST(TensorizeJson, StaleLoopsAreRefused) {
+  const Op op = op_from_cli("gemm:M=16,N=16,K=16,dtype=f16");
+  nlohmann::json j = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32")).to_json();
+  j["loops"]["i"] = {"n"};
+  EXPECT_THROW(tensorize_from_json(op, h200(), j), Error);
+  j.erase("intrinsic");
+  try {
+    tensorize_from_json(op, h200(), j);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "tensorize step: missing field 'intrinsic'");
+  }
+}
+
+}  // namespace
+}  // namespace attune
