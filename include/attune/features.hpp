@@ -37,6 +37,8 @@ const std::vector<std::string>& nest_feature_names();
 // The hidden features of a compiled candidate, flattened in a fixed order:
 //   "cpu": vector FMAs, vector loads, vector stores, stack spills/reloads, branches, calls,
 //          instructions, code bytes (runtime's object_features())
+//   "cuda": registers, shared memory, stack frame, spill store/load bytes, kernels (ptxas's
+//          report, runtime's cuda_kernel_features())
 //   "vta": instructions per opcode, micro-ops, kernel micro-ops, DMA bytes per buffer, peak
 //          entries and occupancy per buffer, chunks, tile groups, threads, GEMM micro-op
 //          iterations, padding entries (codegen_vta's hidden features, never the cycles)

@@ -78,6 +78,13 @@ class Builder {
 // features are an aid, never a reason to drop a candidate.
 nlohmann::json object_features(const std::string& so_path, const std::string& entry = "attune_kernel");
 
+// The hidden features of a CUDA translation unit, from ptxas's report (`nvcc -Xptxas -v`):
+// {"registers", "smem_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes",
+//  "kernels"}, the maximum over the file's kernels. `arch` is nvcc's -arch value. An empty
+// object when nvcc is not found (PATH, then /usr/local/cuda/bin) or the compile fails; the
+// CPU build never needs nvcc.
+nlohmann::json cuda_kernel_features(const std::string& cu_path, const std::string& arch = "sm_90");
+
 // The default compiler's identity ("<path> | <version line>"), as Builder{}.compiler_info().
 std::string compiler_info();
 

@@ -18,6 +18,8 @@ const std::map<std::string, std::vector<std::string>>& key_lists() {
       {"cpu",
        {"fma", "vector_loads", "vector_stores", "spill_stores", "spill_loads", "branches", "calls",
         "instructions", "code_bytes", "functions"}},
+      {"cuda",
+       {"registers", "smem_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes", "kernels"}},
       {"vta",
        {"insn/LOAD", "insn/STORE", "insn/GEMM", "insn/ALU", "insn/total", "uops", "kernel_uops",
         "dma_bytes/inp", "dma_bytes/wgt", "dma_bytes/acc", "dma_bytes/uop", "dma_bytes/out",
@@ -32,7 +34,7 @@ const std::map<std::string, std::vector<std::string>>& key_lists() {
 
 const std::vector<std::string>& hidden_feature_names(const std::string& kind) {
   auto it = key_lists().find(kind);
-  if (it == key_lists().end()) throw Error("no hidden features for target kind '" + kind + "' (known: cpu, vta)");
+  if (it == key_lists().end()) throw Error("no hidden features for target kind '" + kind + "' (known: cpu, cuda, vta)");
   return it->second;
 }
 
