@@ -77,7 +77,9 @@ class Strategy {
                                       std::mt19937_64& rng) = 0;
 };
 
-// "random", "evolutionary". Throws Error listing the known names for anything else.
+// "random", "evolutionary", "rl". Throws Error listing the known names for anything else.
+// "rl" proposes traces, not configs: tune() runs it on its own trace-based path (rl_tune.cpp)
+// and its Strategy object only names it.
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 std::vector<std::string> strategy_names();
 
@@ -103,6 +105,7 @@ struct TuneOptions {
   int threads = 0;             // threads each candidate runs with (0: all cores)
   int batch = 0;               // candidates per round (0: 2 x compile jobs)
   std::function<void(const TuneProgress&)> on_progress;  // after every recorded attempt
+  std::string policy;          // strategy "rl": a policy file (attune train-policy); empty: untrained
 };
 
 struct TuneResult {

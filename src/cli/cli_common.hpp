@@ -36,6 +36,7 @@ void add_tune_command(CLI::App& app, Action& action);
 void add_db_commands(CLI::App& app, Action& action);  // best, history, export
 void add_libgen_command(CLI::App& app, Action& action);
 void add_space_stats_command(CLI::App& app, Action& action);
+void add_train_policy_command(CLI::App& app, Action& action);  // cmd_train_policy.cpp (RL agent)
 
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the
 // file it names. `what` names the option in errors ("--trace").

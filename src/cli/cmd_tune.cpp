@@ -27,6 +27,7 @@ struct TuneArgs {
   std::uint64_t seed = 0;
   int threads = 0;
   bool json = false;
+  std::string policy;  // strategy rl
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -106,6 +107,7 @@ int run_tune(const TuneArgs& a) {
   o.db_path = a.db;
   o.seed = a.seed;
   o.threads = a.threads;
+  o.policy = a.policy;
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
@@ -159,10 +161,11 @@ void add_tune_command(CLI::App& app, Action& action) {
   sub->add_option("--target", args->target, "target to tune for")->capture_default_str();
   auto* trials = sub->add_option("--trials", args->trials, "total attempts wanted for the task (earlier runs count; default 200)");
   sub->add_option("--time", args->time_s, "stop after this many seconds")->excludes(trials);
-  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary)")->capture_default_str();
+  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, rl)")->capture_default_str();
   sub->add_option("--db", args->db, "tuning database")->capture_default_str();
   sub->add_option("--seed", args->seed, "search seed")->capture_default_str();
   sub->add_option("--threads", args->threads, "threads each candidate runs with (0: all cores)")->capture_default_str();
+  sub->add_option("--policy", args->policy, "strategy rl: policy file from `attune train-policy` (default: untrained)");
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add_db_commands(app, action);
   add_libgen_command(app, action);
   add_space_stats_command(app, action);
+  add_train_policy_command(app, action);
 
   try {
     app.parse(argc, argv);
