@@ -15,7 +15,8 @@
 //     tensor larger than the L2 costs four times that. A destination kept in memory adds a load
 //     and a store; one promoted to registers (a small local buffer indexed only by unrolled or
 //     vectorized loops) adds nothing.
-//   - loop overhead: one cycle per iteration of the innermost loop that is not expanded.
+//   - loop overhead: one cycle per iteration of the innermost loop that is not expanded, and
+//     ten cycles per bound variable per trip of a fused loop (its division or modulo).
 //   - parallel: a parallel loop divides its statements' time over min(threads, extent)
 //     (rounded to whole rounds) and costs 2 us per entry into the parallel region.
 #include <algorithm>
@@ -30,6 +31,7 @@ namespace {
 
 constexpr double kL2Bytes = 1 << 20;
 constexpr double kForkSeconds = 2e-6;
+constexpr double kBindingCycles = 10;  // one integer division or modulo
 
 bool indexes(const Access& a, const Node& loop) {
   for (const auto& v : sched::iteration_vars(loop))
@@ -155,7 +157,13 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
   double body_trips = iters;
   for (const Node* l : loops)
     if (expanded(*l)) body_trips /= static_cast<double>(l->extent);
-  const double total_cycles = vec_ops * cycles + (serial ? body_trips : 0);
+  double total_cycles = vec_ops * cycles + (serial ? body_trips : 0);
+  // A fused loop recomputes its bound variables (a division and a modulo each) every trip.
+  double trips = 1;
+  for (const Node* l : loops) {
+    trips *= static_cast<double>(l->extent);
+    if (!l->bindings.empty()) total_cycles += kBindingCycles * static_cast<double>(l->bindings.size()) * trips;
+  }
 
   // Parallelism.
   double seconds = total_cycles / (p.ghz * 1e9);
