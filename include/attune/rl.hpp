@@ -208,7 +208,7 @@ struct TrainResult {
   int episodes = 0;
   int steps = 0;
   double elapsed_s = 0;
-  double mean_final_reward = 0;  // over the last 10% of episodes
+  double mean_final_reward = 0;  // over the last episodes run (a tenth of those planned)
 };
 
 // Trains `agent` on episodes over `ops` (drawn uniformly) with the cost model's reward.

@@ -77,9 +77,9 @@ class Strategy {
                                       std::mt19937_64& rng) = 0;
 };
 
-// "random", "evolutionary", "rl". Throws Error listing the known names for anything else.
-// "rl" proposes traces, not configs: tune() runs it on its own trace-based path (rl_tune.cpp)
-// and its Strategy object only names it.
+// "random", "evolutionary". Throws Error listing the known names for anything else.
+// (Strategy "rl" proposes traces, not configs: tune() runs it on its own trace-based path,
+// src/search/rl_tune.cpp, so it is not in this table.)
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 std::vector<std::string> strategy_names();
 

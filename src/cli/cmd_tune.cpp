@@ -92,7 +92,8 @@ int run_tune(const TuneArgs& a) {
   if (a.time_s < 0) throw Error("--time must be positive, got " + fixed(a.time_s, 1));
   if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
   const Op op = op_from_cli(a.spec);
-  make_strategy(a.strategy);  // an unknown name fails here, before the database is created
+  // An unknown name fails here, before the database is created (rl has its own path in tune()).
+  if (a.strategy != "rl") make_strategy(a.strategy);
   // "vta[:CONFIG]" names a simulator config rather than a target file: tune() resolves it.
   const std::string target = is_vta_target_arg(a.target) ? a.target : target_arg(a.target);
   const std::string target_name = tuning_target_name(target);

@@ -8,6 +8,7 @@
 // Nothing is measured: training costs CPU time for the cost model and the network only.
 #include <chrono>
 #include <cmath>
+#include <deque>
 
 #include "attune/rl.hpp"
 
@@ -35,8 +36,9 @@ TrainResult train(Agent& agent, const std::vector<Op>& ops, const TrainOptions& 
   for (const auto& op : ops) envs.emplace_back(op, o.env);
   const auto t0 = Clock::now();
   int learn_steps = 0;
-  double loss_sum = 0, reward_sum = 0, final_tail = 0;
-  int loss_n = 0, reward_n = 0, tail_n = 0;
+  double loss_sum = 0, reward_sum = 0;
+  int loss_n = 0, reward_n = 0;
+  std::deque<double> tail;  // final rewards of the last episodes (a tenth of those planned)
   const int decay_episodes = std::max(1, static_cast<int>(o.episodes * o.epsilon_decay));
 
   for (int ep = 0; ep < o.episodes; ++ep) {
@@ -64,10 +66,8 @@ TrainResult train(Agent& agent, const std::vector<Op>& ops, const TrainOptions& 
     }
     reward_sum += env.reward();
     ++reward_n;
-    if (ep >= o.episodes - std::max(1, o.episodes / 10)) {
-      final_tail += env.reward();
-      ++tail_n;
-    }
+    tail.push_back(env.reward());
+    if (tail.size() > static_cast<std::size_t>(std::max(1, o.episodes / 10))) tail.pop_front();
     ++res.episodes;
     if (on_progress && (ep + 1) % 10 == 0) {
       TrainProgress p;
@@ -83,7 +83,7 @@ TrainResult train(Agent& agent, const std::vector<Op>& ops, const TrainOptions& 
     }
   }
   res.elapsed_s = since(t0);
-  res.mean_final_reward = tail_n ? final_tail / tail_n : 0;
+  for (double r : tail) res.mean_final_reward += r / static_cast<double>(tail.size());
   return res;
 }
 

@@ -7,6 +7,5 @@ namespace attune {
 
 std::unique_ptr<Strategy> make_random_search();
 std::unique_ptr<Strategy> make_evolutionary_search();
-std::unique_ptr<Strategy> make_rl_search();  // rl_strategy.cpp: a name only, see tuner.hpp
 
 }  // namespace attune

@@ -12,7 +12,6 @@ struct Entry {
 const Entry kStrategies[] = {
     {"random", make_random_search},
     {"evolutionary", make_evolutionary_search},
-    {"rl", make_rl_search},
 };
 }  // namespace
 
