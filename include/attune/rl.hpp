@@ -44,6 +44,10 @@ struct CostParams {
   double ghz = 3.0;
 };
 double model_seconds(const LoopNest& nest, const CostParams& p = {});
+// Statements the code generator writes out: each statement times the extents of the unrolled
+// loops around it and the vector chunks of its vectorized loop. Tuning skips states above a
+// limit (rl_tune.cpp): such bodies take gcc minutes to compile and rarely run faster.
+std::int64_t emitted_statements(const LoopNest& nest, int lanes = 8);
 
 // ---- features -------------------------------------------------------------------------------
 

@@ -182,6 +182,19 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
 
 }  // namespace
 
+std::int64_t emitted_statements(const LoopNest& nest, int lanes) {
+  std::int64_t total = 0;
+  sched::for_each_stmt(nest.body, [&](const Stmt&, const std::vector<const Node*>& loops) {
+    std::int64_t n = 1;
+    for (const Node* l : loops) {
+      if (l->kind == LoopKind::unrolled) n *= l->extent;
+      if (l->kind == LoopKind::vectorized) n *= (l->extent + lanes - 1) / lanes;
+    }
+    total += n;
+  });
+  return total;
+}
+
 double model_seconds(const LoopNest& nest, const CostParams& p) {
   double total = 0;
   sched::for_each_stmt(nest.body, [&](const Stmt& s, const std::vector<const Node*>& loops) {

@@ -13,6 +13,8 @@
 //   - from there the agent plays up to kExtendSteps moves (at most kMaxTraceSteps in all),
 //     choosing by a softmax over its Q values (temperature kTemperature) or, in the very first
 //     episode, greedily: the trained policy's own answer is always measured first;
+//   - moves into states whose code would expand past kMaxEmitted statements are not taken
+//     (they cost minutes of gcc each; cf. the knob space's admissible());
 //   - the episode's last state is the proposal; a trace already known is not proposed again.
 #include <nlohmann/json.hpp>
 
@@ -41,6 +43,7 @@ constexpr int kMaxTraceSteps = 40;
 constexpr int kTopStarts = 5;
 constexpr double kFromScratch = 0.2;
 constexpr double kTemperature = 0.05;
+constexpr std::int64_t kMaxEmitted = 96;  // vector statements written out, see choose()
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -50,16 +53,23 @@ struct Measured {
   double time_s = 0;
 };
 
-// Index of a move drawn by softmax(Q / temperature), or the argmax when temperature is 0.
-std::size_t choose(const rl::Agent& agent, const std::vector<rl::Move>& moves, double temperature,
+// Index of a move drawn by softmax(Q / temperature), or the argmax when temperature is 0,
+// among the moves whose state the code generator would not expand past kMaxEmitted statements
+// (`stop` always qualifies).
+std::size_t choose(const rl::Agent& agent, const std::vector<rl::Move>& moves, double temperature, int lanes,
                    std::mt19937_64& rng) {
   std::vector<float> rows;
   for (const auto& m : moves) rows.insert(rows.end(), m.input.begin(), m.input.end());
   const auto q = agent.q_values(rows);
-  const auto best = static_cast<std::size_t>(std::max_element(q.begin(), q.end()) - q.begin());
+  std::vector<bool> ok(moves.size());
+  for (std::size_t i = 0; i < moves.size(); ++i)
+    ok[i] = moves[i].stop || rl::emitted_statements(*moves[i].next, lanes) <= kMaxEmitted;
+  std::size_t best = moves.size() - 1;  // stop
+  for (std::size_t i = 0; i < q.size(); ++i)
+    if (ok[i] && q[i] > q[best]) best = i;
   if (temperature <= 0) return best;
   std::vector<double> w(q.size());
-  for (std::size_t i = 0; i < q.size(); ++i) w[i] = std::exp((q[i] - q[best]) / temperature);
+  for (std::size_t i = 0; i < q.size(); ++i) w[i] = ok[i] ? std::exp((q[i] - q[best]) / temperature) : 0;
   return std::discrete_distribution<std::size_t>(w.begin(), w.end())(rng);
 }
 
@@ -102,7 +112,7 @@ class Proposer {
       while (!env.done()) {
         const auto& moves = env.moves();
         if (moves.size() <= 1) break;
-        env.step(choose(agent_, moves, temperature, rng));
+        env.step(choose(agent_, moves, temperature, eo_.cost.lanes, rng));
       }
       Proposal p;
       p.trace = env.trace();
