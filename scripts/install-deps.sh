@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev libomp-dev binutils
+  libtorch-dev
   libopenblas-dev libblis-dev libdnnl-dev
 )
 

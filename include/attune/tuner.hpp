@@ -120,6 +120,8 @@ class Strategy {
 };
 
 // "random", "evolutionary", "xgb", "ml2". Throws Error listing the known names for anything else.
+// (Strategy "rl" proposes traces, not configs: tune() runs it on its own trace-based path,
+// src/search/rl_tune.cpp, so it is not in this table.)
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 std::vector<std::string> strategy_names();
 
@@ -145,6 +147,7 @@ struct TuneOptions {
   int threads = 0;             // threads each candidate runs with (0: all cores)
   int batch = 0;               // candidates per round (0: 2 x compile jobs)
   std::function<void(const TuneProgress&)> on_progress;  // after every recorded attempt
+  std::string policy;          // strategy "rl": a policy file (attune train-policy); empty: untrained
 };
 
 struct TuneResult {

@@ -27,6 +27,7 @@ struct TuneArgs {
   std::uint64_t seed = 0;
   int threads = 0;
   bool json = false;
+  std::string policy;  // strategy rl
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -91,7 +92,8 @@ int run_tune(const TuneArgs& a) {
   if (a.time_s < 0) throw Error("--time must be positive, got " + fixed(a.time_s, 1));
   if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
   const Op op = op_from_cli(a.spec);
-  make_strategy(a.strategy);  // an unknown name fails here, before the database is created
+  // An unknown name fails here, before the database is created (rl has its own path in tune()).
+  if (a.strategy != "rl") make_strategy(a.strategy);
   // "vta[:CONFIG]" names a simulator config rather than a target file: tune() resolves it.
   const std::string target = is_vta_target_arg(a.target) ? a.target : target_arg(a.target);
   const std::string target_name = tuning_target_name(target);
@@ -106,6 +108,7 @@ int run_tune(const TuneArgs& a) {
   o.db_path = a.db;
   o.seed = a.seed;
   o.threads = a.threads;
+  o.policy = a.policy;
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
@@ -159,10 +162,11 @@ void add_tune_command(CLI::App& app, Action& action) {
   sub->add_option("--target", args->target, "target to tune for")->capture_default_str();
   auto* trials = sub->add_option("--trials", args->trials, "total attempts wanted for the task (earlier runs count; default 200)");
   sub->add_option("--time", args->time_s, "stop after this many seconds")->excludes(trials);
-  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, xgb, ml2)")->capture_default_str();
+  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, xgb, ml2, rl)")->capture_default_str();
   sub->add_option("--db", args->db, "tuning database")->capture_default_str();
   sub->add_option("--seed", args->seed, "search seed")->capture_default_str();
   sub->add_option("--threads", args->threads, "threads each candidate runs with (0: all cores)")->capture_default_str();
+  sub->add_option("--policy", args->policy, "strategy rl: policy file from `attune train-policy` (default: untrained)");
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }

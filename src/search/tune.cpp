@@ -29,6 +29,7 @@
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
 #include "attune/tuner.hpp"
+#include "search/rl_tune.hpp"
 
 namespace attune {
 
@@ -114,6 +115,7 @@ std::string tuning_target_name(const std::string& target_arg) {
 }
 
 TuneResult tune(const Op& op, const TuneOptions& o) {
+  if (o.strategy == "rl") return tune_rl(op, o);  // traces from the RL agent (rl_tune.cpp)
   const bool vta = is_vta_target_arg(o.target);
   const Target target = load_target(vta ? std::string("vta") : o.target);
   const VtaConfig vta_cfg = vta ? vta_config_for(o.target) : VtaConfig{};
