@@ -27,12 +27,9 @@ bool held_out(const std::vector<float>& v) {
 }
 
 std::vector<float> labels(const std::vector<const Row*>& rows) {
-  double best = 0;
-  for (const Row* r : rows)
-    if (best == 0 || r->time_s < best) best = r->time_s;
-  std::vector<float> y;
-  for (const Row* r : rows) y.push_back(static_cast<float>(best / r->time_s));
-  return y;
+  std::vector<double> times;
+  for (const Row* r : rows) times.push_back(r->time_s);
+  return relative_throughput(times);
 }
 
 }  // namespace
@@ -50,9 +47,7 @@ ModelQuality held_out_quality(const std::vector<const Run*>& runs, const std::st
       r.valid = a.status == Status::ok;
       r.time_s = a.time_s;
       if (!a.hidden.is_null()) {
-        r.combined = a.visible;
-        const auto h = hidden_vector(a.hidden, hidden_kind);
-        r.combined.insert(r.combined.end(), h.begin(), h.end());
+        r.combined = with_hidden(a.visible, a.hidden, hidden_kind);
         r.has_hidden = true;
       }
     }

@@ -46,6 +46,10 @@ class CostModel {
   std::optional<xgb::Booster> booster_;
 };
 
+// The rankers' label: best time / time, in (0, 1] (larger is better); 0 where time <= 0 (a
+// failure, for the strategies that label failures at all).
+std::vector<float> relative_throughput(const std::vector<double>& times);
+
 // ---- quality measures (TenSet's definitions) ----------------------------------------------------
 
 // Share of pairs with different true times that the scores order correctly (higher score =

@@ -45,5 +45,7 @@ const std::vector<std::string>& nest_feature_names();
 // `hidden` is the JSON stored with the record; keys that are absent give NaN.
 std::vector<float> hidden_vector(const nlohmann::json& hidden, const std::string& kind);
 const std::vector<std::string>& hidden_feature_names(const std::string& kind);
+// A's input: the visible features followed by hidden_vector(hidden, kind).
+std::vector<float> with_hidden(std::vector<float> visible, const nlohmann::json& hidden, const std::string& kind);
 
 }  // namespace attune

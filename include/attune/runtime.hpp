@@ -84,6 +84,8 @@ nlohmann::json object_features(const std::string& so_path, const std::string& en
 // object when nvcc is not found (PATH, then /usr/local/cuda/bin) or the compile fails; the
 // CPU build never needs nvcc.
 nlohmann::json cuda_kernel_features(const std::string& cu_path, const std::string& arch = "sm_90");
+// nvcc's path as cuda_kernel_features() finds it (PATH, then /usr/local/cuda/bin); empty if none.
+std::string find_nvcc();
 
 // The default compiler's identity ("<path> | <version line>"), as Builder{}.compiler_info().
 std::string compiler_info();

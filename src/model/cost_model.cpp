@@ -83,6 +83,15 @@ CostModel CostModel::load(ModelKind kind, const std::string& bytes) {
   return m;
 }
 
+std::vector<float> relative_throughput(const std::vector<double>& times) {
+  double best = 0;
+  for (double t : times)
+    if (t > 0 && (best == 0 || t < best)) best = t;
+  std::vector<float> y;
+  for (double t : times) y.push_back(t > 0 ? static_cast<float>(best / t) : 0.f);
+  return y;
+}
+
 double pairwise_accuracy(const std::vector<float>& scores, const std::vector<double>& times) {
   if (scores.size() != times.size()) throw Error("pairwise_accuracy: sizes differ");
   double right = 0, pairs = 0;

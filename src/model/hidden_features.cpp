@@ -62,4 +62,10 @@ std::vector<float> hidden_vector(const nlohmann::json& hidden, const std::string
   return v;
 }
 
+std::vector<float> with_hidden(std::vector<float> visible, const nlohmann::json& hidden, const std::string& kind) {
+  const auto h = hidden_vector(hidden, kind);
+  visible.insert(visible.end(), h.begin(), h.end());
+  return visible;
+}
+
 }  // namespace attune

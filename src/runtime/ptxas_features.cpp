@@ -13,15 +13,11 @@
 
 namespace attune {
 
-namespace {
-
 std::string find_nvcc() {
   std::string p = runtime::find_program("nvcc");
   if (p.empty() && access("/usr/local/cuda/bin/nvcc", X_OK) == 0) p = "/usr/local/cuda/bin/nvcc";
   return p;
 }
-
-}  // namespace
 
 nlohmann::json cuda_kernel_features(const std::string& cu_path, const std::string& arch) {
   const std::string nvcc = find_nvcc();

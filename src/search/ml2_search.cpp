@@ -192,7 +192,8 @@ class Ml2Search final : public Strategy {
                         const Space& space, bool with_hidden) {
     if (own) return &*own;
     if (!warm) return nullptr;
-    std::size_t width = space.visible_features(space.random_config(rng_)).size();
+    if (!visible_width_) visible_width_ = space.visible_features(space.random_config(rng_)).size();
+    std::size_t width = *visible_width_;
     if (with_hidden) width += hidden_feature_names(space.hidden_kind()).size();
     return warm->columns() == width ? &*warm : nullptr;
   }
@@ -236,7 +237,8 @@ class Ml2Search final : public Strategy {
   std::set<Config> probes_;  // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
   int round_ = 0;
-  std::mt19937_64 rng_{0};
+  std::mt19937_64 rng_{0};                  // only to draw a config whose features give the width
+  std::optional<std::size_t> visible_width_;  // the space's visible feature count, once known
 };
 
 }  // namespace

@@ -24,25 +24,18 @@ class ModelInputs {
   }
   // Visible then hidden features (A's input).
   std::vector<float> combined(const Space& space, const Config& c, const nlohmann::json& hidden) {
-    std::vector<float> row = visible(space, c);
-    const auto h = hidden_vector(hidden, space.hidden_kind());
-    row.insert(row.end(), h.begin(), h.end());
-    return row;
+    return with_hidden(visible(space, c), hidden, space.hidden_kind());
   }
 
  private:
   std::map<Config, std::vector<float>> visible_;
 };
 
-// Relative throughput labels for the rankers: best time / time in (0, 1]; 0 for failures.
+// The rankers' labels for `trials` (relative_throughput; failures 0).
 inline std::vector<float> throughput_labels(const std::vector<const Trial*>& trials) {
-  double best = 0;
-  for (const Trial* t : trials)
-    if (t->status == Status::ok && t->time_s > 0 && (best == 0 || t->time_s < best)) best = t->time_s;
-  std::vector<float> y;
-  for (const Trial* t : trials)
-    y.push_back(t->status == Status::ok && t->time_s > 0 ? static_cast<float>(best / t->time_s) : 0.f);
-  return y;
+  std::vector<double> times;
+  for (const Trial* t : trials) times.push_back(t->status == Status::ok ? t->time_s : 0);
+  return relative_throughput(times);
 }
 
 }  // namespace attune

@@ -70,38 +70,37 @@ struct Candidate {
   Artifact artifact;
 };
 
-// VTA: compiles a round's candidates on `jobs` threads (compile_vta is re-entrant); results in
-// input order, with the compile time of each.
+// Runs body(i) for i in [0, n) on up to `jobs` threads (this one included).
+template <class Body>
+void parallel_for(std::size_t n, int jobs, const Body& body) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < n;) body(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(jobs, static_cast<int>(n)); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+// VTA: compiles a round's candidates (compile_vta is re-entrant); results in input order, with
+// the compile time of each.
 std::vector<std::pair<VtaCompiled, double>> compile_vta_round(const Op& op, const Space& space,
                                                               const std::vector<Candidate>& cands,
                                                               const VtaConfig& cfg, int jobs) {
   std::vector<std::pair<VtaCompiled, double>> out(cands.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < cands.size();) {
-      const auto t0 = Clock::now();
-      out[i].first = compile_vta(op, VtaKnobs::from_json(space.describe(cands[i].config)), cfg);
-      out[i].second = seconds_since(t0);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < std::min<int>(jobs, static_cast<int>(cands.size())); ++i) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  parallel_for(cands.size(), jobs, [&](std::size_t i) {
+    const auto t0 = Clock::now();
+    out[i].first = compile_vta(op, VtaKnobs::from_json(space.describe(cands[i].config)), cfg);
+    out[i].second = seconds_since(t0);
+  });
   return out;
 }
 
-// VTA: times compiled programs on the simulator (re-entrant), `jobs` at a time; input order.
+// VTA: times compiled programs on the simulator (re-entrant); input order.
 std::vector<VtaTimed> time_vta_round(const std::vector<const VtaCompiled*>& progs, const VtaConfig& cfg, int jobs) {
   std::vector<VtaTimed> out(progs.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < progs.size();) out[i] = vta_time(*progs[i], cfg);
-  };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < std::min<int>(jobs, static_cast<int>(progs.size())); ++i) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  parallel_for(progs.size(), jobs, [&](std::size_t i) { out[i] = vta_time(*progs[i], cfg); });
   return out;
 }
 

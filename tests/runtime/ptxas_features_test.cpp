@@ -9,14 +9,11 @@
 #include "attune/codegen_cuda.hpp"
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
-#include "runtime/subprocess.hpp"
 
 namespace attune {
 namespace {
 
-bool have_nvcc() {
-  return !runtime::find_program("nvcc").empty() || access("/usr/local/cuda/bin/nvcc", X_OK) == 0;
-}
+bool have_nvcc() { return !find_nvcc().empty(); }
 
 TEST(PtxasFeatures, ReadRegistersAndSharedMemoryOfAGeneratedKernel) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";

@@ -12,20 +12,14 @@
 #include "attune/error.hpp"
 #include "attune/features.hpp"
 #include "attune/tuner.hpp"
+#include "temp_dir.hpp"
 
 namespace attune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/attune-models-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::TempDir;
 
 const char* kVtaLayer = "conv2d:N=1,H=14,W=14,C=64,K=64,R=3,S=3,stride=1,pad=1,dtype=int8";
 

@@ -12,20 +12,14 @@
 
 #include "attune/db.hpp"
 #include "attune/tuner.hpp"
+#include "temp_dir.hpp"
 
 namespace attune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/attune-tune-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::TempDir;
 
 TuneOptions small(const std::string& db, int trials, const std::string& strategy = "random") {
   TuneOptions o;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "attune/error.hpp"
+#include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
 
 namespace attune {
@@ -67,7 +68,7 @@ const Access& access_of(const Op& op, const std::string& tensor) {
   return op.output;
 }
 
-class Emitter {
+class Emitter : private tgen::CodeWriter {
  public:
   explicit Emitter(const TensorizePlan& p) : p_(p), op_(p.op), isa_(isa_of(p.intrinsic)) {}
 
@@ -171,24 +172,9 @@ class Emitter {
     close();
   }
 
-  void line(const std::string& s) { out_ << std::string(2 * depth_, ' ') << s << "\n"; }
-  void lines(const std::vector<std::string>& v) {
-    for (const auto& s : v) line(s);
-  }
-  void open(const std::string& s) {
-    line(s);
-    ++depth_;
-  }
-  void close() {
-    --depth_;
-    line("}");
-  }
-
   const TensorizePlan& p_;
   const Op& op_;
   Isa isa_;
-  int depth_ = 0;
-  std::ostringstream out_;
 };
 
 std::string commented(const std::string& text) {

@@ -8,6 +8,7 @@
 
 #include "attune/error.hpp"
 #include "codegen/cuda/cuda_types.hpp"
+#include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
 
 namespace attune {
@@ -40,7 +41,7 @@ struct Geometry {
   int threads() const { return 32 * wm * wn; }
 };
 
-class Emitter {
+class Emitter : private tgen::CodeWriter {
  public:
   Emitter(const TensorizePlan& p, const CudaCodegenOptions& o, std::string id)
       : p_(p), op_(p.op), id_(std::move(id)) {
@@ -278,19 +279,6 @@ class Emitter {
     line("}");
   }
 
-  void line(const std::string& s) { out_ << std::string(2 * depth_, ' ') << s << "\n"; }
-  void lines(const std::vector<std::string>& v) {
-    for (const auto& s : v) line(s);
-  }
-  void open(const std::string& s) {
-    line(s);
-    ++depth_;
-  }
-  void close() {
-    --depth_;
-    line("}");
-  }
-
   const TensorizePlan& p_;
   const Op& op_;
   std::string id_;
@@ -298,8 +286,6 @@ class Emitter {
   DType in_t_ = DType::f16, acc_t_ = DType::f32;
   Geometry g_{};
   std::string it_ = "int";
-  int depth_ = 0;
-  std::ostringstream out_;
 };
 
 std::string commented(const std::string& text) {
