@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
 #include "attune/evaluator.hpp"
@@ -206,7 +207,7 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
     co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
     if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
     co.trace_json = tr.best->trace;
-    kernel = load_kernel(attune::lower_cpu(attune::replay(op, attune::trace_from_string(tr.best->trace)), co));
+    kernel = load_kernel(attune::lower_cpu_recorded(op, target, tr.best->trace, co));
   } else {
     std::fprintf(stderr, "  %s t=%d: no verified attune kernel\n", w.name.c_str(), threads);
   }

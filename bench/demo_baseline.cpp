@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"
@@ -64,7 +65,7 @@ int main(int argc, char** argv) try {
 
   CpuCodegenOptions co;
   co.flags = target.compiler_flags;
-  const Kernel tuned = load(lower_cpu(replay(op, trace_from_string(best->trace)), co));
+  const Kernel tuned = load(lower_cpu_recorded(op, target, best->trace, co));
   const Kernel naive = load(lower_cpu(initial_nest(op), co));
 
   auto bufs = make_buffers(op, 7);

@@ -7,13 +7,16 @@
 // reduction groups staged VNNI-interleaved. Operand tiles are staged global -> register by
 // guarded gathers (zero outside a tensor and in the padding beyond a fused extent), and the
 // accumulator is stored with a guard per lane, so any valid mapping gives a correct kernel.
-// Outer tiles run in parallel with OpenMP. Tests: tests/e2e/tensorize_cpu_test.cpp.
+// The plan's TensorizeSchedule sets the register block (rows x column tiles) and whether the
+// outer tiles run in parallel with OpenMP. Tests: tests/e2e/tensorize_cpu_test.cpp.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "attune/artifact.hpp"
+#include "attune/codegen_cpu.hpp"
+#include "attune/target.hpp"
 #include "attune/tensorize.hpp"
 
 namespace attune {
@@ -21,5 +24,13 @@ namespace attune {
 // `flags`: compiler flags (a target's, e.g. {"-O3", "-mavx2", "-mfma", "-fopenmp"}); empty:
 // flags for the intrinsic's ISA. Throws Error for an emit kind the CPU backend cannot emit.
 Artifact lower_cpu_tensorized(const TensorizePlan& plan, const std::vector<std::string>& flags = {});
+
+// The kernel a tuning record's trace text stands for, on a CPU target: a one-step trace
+// {"schema_version":1,"steps":[{"kind":"tensorize",...}]} (the mapping space's tensorized
+// candidates) lowers through lower_cpu_tensorized() with `options.flags`; anything else is a loop-nest trace, replayed and
+// lowered by lower_cpu(). What libgen, `attune best --emit` and the benches regenerate kernels
+// with. Throws Error when the trace no longer replays.
+Artifact lower_cpu_recorded(const Op& op, const Target& target, const std::string& trace_text,
+                            const CpuCodegenOptions& options);
 
 }  // namespace attune

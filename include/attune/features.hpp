@@ -16,7 +16,7 @@
 
 namespace attune {
 
-struct CacheSizes {
+struct FeatureCaches {  // the cache levels nest_features() measures reuse in
   double l1 = 32768, l2 = 524288, l3 = 33554432;  // bytes
 };
 
@@ -31,7 +31,7 @@ struct CacheSizes {
 //             loop band whose whole footprint fits that cache, and the log2 reuse (accesses
 //             per distinct element) there
 //   intensity: flops per byte inside that band, per cache level
-std::vector<float> nest_features(const LoopNest& nest, const CacheSizes& caches = {});
+std::vector<float> nest_features(const LoopNest& nest, const FeatureCaches& caches = {});
 const std::vector<std::string>& nest_feature_names();
 
 // The hidden features of a compiled candidate, flattened in a fixed order:

@@ -20,9 +20,12 @@
 // codegen_cuda.hpp); the plan is what they share.
 //
 // This is a codegen-level tensorize: the plan is not a LoopNest transformation, so it does not
-// compose with split/reorder/pack traces. It is recorded as its own JSON step
-// {"schema_version":1,"kind":"tensorize","intrinsic":...,"mapping":#,"loops":{...}} and replays
-// by re-enumerating the mappings and checking the loops still match.
+// compose with split/reorder/pack traces. Its schedule is instead a few knobs of its own
+// (TensorizeSchedule: a register block of rows x column tiles, parallel or not), which the
+// search explores per mapping (src/search/mapping_space.cpp). It is recorded as its own JSON
+// step {"schema_version":1,"kind":"tensorize","intrinsic":...,"mapping":#,"loops":{...},
+// "schedule":{...}} and replays by re-enumerating the mappings and checking the loops still
+// match.
 // Tests: tests/schedule/tensorize_test.cpp, tests/codegen/, tests/e2e/tensorize_cpu_test.cpp.
 #pragma once
 
@@ -48,6 +51,18 @@ struct FusedDim {
   std::int64_t tiles() const { return (extent + tile - 1) / tile; }
 };
 
+// How a backend schedules the plan's tile loops. The CPU backend blocks `rows` consecutive
+// fused rows by `cols` consecutive column tiles into rows x cols register accumulators (each
+// staged B' vector then feeds `rows` FMAs, each broadcast A' element `cols`), and runs the
+// (outer spatial point, row block) loop in parallel when `parallel`. The CUDA backend ignores
+// it (its block shape is fixed, codegen_cuda.hpp).
+struct TensorizeSchedule {
+  int rows = 1;
+  int cols = 1;
+  bool parallel = true;
+  bool operator==(const TensorizeSchedule&) const = default;
+};
+
 struct TensorizePlan {
   Op op;
   Intrinsic intrinsic;
@@ -58,6 +73,7 @@ struct TensorizePlan {
   FusedDim m, n, k;                         // row, column and reduction dimensions
   std::vector<std::string> outer_spatial;   // unmapped spatial loops (op order)
   std::vector<std::string> outer_reduction; // unmapped reduction loops (op order)
+  TensorizeSchedule schedule;
 
   std::int64_t outer_count() const;         // product of the outer spatial extents
   std::string str() const;                  // the reshaped nest, for comments and people
@@ -74,6 +90,9 @@ Applicability tensorize_applicable(const Op& op, const Intrinsic& intr, const Ma
 // iterations on the intrinsic's loops (implicit GEMM for convolutions), least padding first.
 // Throws Error with one line naming the number and the choices, or the reason it does not apply.
 TensorizePlan plan_tensorize(const Op& op, const Intrinsic& intr, int number = 0);
+// A plan for every mapping of `op` onto `intr` that tensorize_applicable() accepts, in the
+// report's order (mapping_number tells which); empty when there are none. Enumerates once.
+std::vector<TensorizePlan> plan_every_tensorize(const Op& op, const Intrinsic& intr);
 // Replays a recorded step: the same intrinsic (looked up in `target`) and mapping number, and
 // the loops must still be the ones recorded. Throws Error naming the field that differs.
 TensorizePlan tensorize_from_json(const Op& op, const Target& target, const nlohmann::json& step);

@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "attune/codegen_cpu.hpp"
 #include "attune/db.hpp"
 #include "attune/measure.hpp"
 #include "attune/op.hpp"
+#include "attune/target.hpp"
 #include "attune/transform.hpp"
 
 namespace attune {
@@ -42,6 +44,13 @@ class Space {
   // Loop-nest spaces store their trace; a space whose schedules are not traces (VTA knobs)
   // overrides it.
   virtual std::string trace_json(const Config& c) const { return trace_to_string(trace(c)); }
+  // The C a config stands for on the CPU: by default its trace replayed and lowered (with
+  // `co.trace_json` set to trace_json(c)). Throws Error when a transformation refuses it.
+  virtual Artifact lower(const Op& op, const Config& c, const CpuCodegenOptions& co) const;
+  // The tag records of this space carry ("space" in their features), and the config a record
+  // of this task stands for in this space, if any (resume; a space may read older tags).
+  virtual std::string version() const = 0;
+  virtual std::optional<Config> config_from_record(const nlohmann::json& features) const;
   // Whether a config is worth proposing at all (e.g. its register tile fits the registers).
   // Strategies skip configs that are not; they cost no trial.
   virtual bool admissible(const Config& c) const { return true; }
@@ -56,8 +65,15 @@ class Space {
   virtual bool cheap_compile() const { return false; }
   // Whether visible_features() is cheap (no loop-nest replay): how far annealing may walk.
   virtual bool cheap_features() const { return false; }
-  nlohmann::json describe(const Config& c) const;  // {"knob": value, ...}
-  Config random_config(std::mt19937_64& rng) const;
+  // Spaces made of arms (the mapping space: the loop-nest schedules, and each mapping onto an
+  // intrinsic with its own knobs): the knob that picks the arm (-1: not armed), an arm's name
+  // for people, and whether knob `k` matters to config `c`'s arm (unused knobs stay at 0).
+  virtual int arm_knob() const { return -1; }
+  virtual std::string arm_name(int arm) const { return "arm " + std::to_string(arm); }
+  virtual bool knob_used(const Config& c, std::size_t k) const { return true; }
+  nlohmann::json describe(const Config& c) const;  // {"knob": value, ...} over the used knobs
+  // Uniform over admissible configs by rejection; an armed space draws the arm first.
+  virtual Config random_config(std::mt19937_64& rng) const;
   std::size_t size() const;  // product of choice counts (saturating)
 };
 
@@ -70,6 +86,23 @@ std::unique_ptr<Space> make_cpu_space(const Op& op, int threads);
 // tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); trace_json() gives
 // {"schema_version":1,"target":"vta","knobs":{...}}, trace() throws.
 std::unique_ptr<Space> make_vta_space(const Op& op, const VtaConfig& cfg);
+
+// The mapping space (AMOS's mappings x schedules; src/search/mapping_space.cpp): arm 0 is the
+// CPU loop-nest space (when `with_nest`), every other arm one mapping of the op onto one of the
+// target's CPU intrinsics with the tensorize schedule knobs t_rows, t_cols, t_parallel
+// (tensorize.hpp). Mappings are ranked by how well their lanes stream (the column loops
+// contiguous in B' and C'), iterations on the intrinsic, then padding; the best
+// `max_mappings` become arms. A tensorized config's trace text is the one-step trace
+// {"schema_version":1,"steps":[{"kind":"tensorize",...}]}, which lower_cpu_recorded() reads
+// back. Throws Error when no arm is left (no nest and no valid mapping).
+struct MappingSpaceOptions {
+  bool with_nest = true;
+  int max_mappings = 8;
+  int threads = 1;
+};
+std::unique_ptr<Space> make_mapping_space(const Op& op, const Target& target, const MappingSpaceOptions& o);
+// How many mappings of `op` the target's CPU intrinsics admit (what the mapping space picks from).
+int count_cpu_mappings(const Op& op, const Target& target);
 
 // ---- search ----------------------------------------------------------------------------------
 
@@ -119,6 +152,12 @@ class Strategy {
   virtual void end(const StrategyContext&) {}
 };
 
+// Shares a measurement budget among the arms of an armed space (arm_knob() >= 0) by their
+// results so far (UCB1 on each arm's best throughput relative to the best overall; each arm
+// opened once, in the space's order, before any is revisited); within an arm, `inner` (a
+// strategy name: "random" or "evolutionary") proposes over the arm's own knobs.
+std::unique_ptr<Strategy> make_arm_bandit(const std::string& inner);
+
 // "random", "evolutionary", "xgb", "ml2". Throws Error listing the known names for anything else.
 // (Strategy "rl" proposes traces, not configs: tune() runs it on its own trace-based path,
 // src/search/rl_tune.cpp, so it is not in this table.)
@@ -148,6 +187,19 @@ struct TuneOptions {
   int batch = 0;               // candidates per round (0: 2 x compile jobs)
   std::function<void(const TuneProgress&)> on_progress;  // after every recorded attempt
   std::string policy;          // strategy "rl": a policy file (attune train-policy); empty: untrained
+  // Search over mappings onto the target's intrinsics too (make_mapping_space): "auto" (on
+  // for CPU targets with a runnable intrinsic and strategies random/evolutionary, off
+  // otherwise), "on", "off" (loop-nest schedules only), "only" (mappings only).
+  std::string mappings = "auto";
+  int max_mappings = 8;
+};
+
+// What one arm of the mapping space got (TuneResult::arms).
+struct ArmResult {
+  std::string name;
+  int trials = 0;  // attempts of this run's history (resumed ones included)
+  int valid = 0;
+  double best_gflops = 0;
 };
 
 struct TuneResult {
@@ -160,6 +212,7 @@ struct TuneResult {
   double candidates_per_minute = 0;  // attempts made by this run per minute of wall time
   std::optional<Record> best;  // best verified record of the task
   double best_gflops = 0;
+  std::vector<ArmResult> arms;  // per arm when the mapping space was searched; empty otherwise
 };
 
 TuneResult tune(const Op& op, const TuneOptions& options);

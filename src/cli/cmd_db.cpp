@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"
@@ -57,7 +58,7 @@ Found find_task(const TaskArgs& a) {
 std::string best_source_path(const Op& op, const Target& target, const Record& best) {
   CpuCodegenOptions opts = cpu_options_for(target);
   opts.trace_json = best.trace;
-  const Artifact art = lower_cpu(replay(op, trace_from_string(best.trace)), opts);
+  const Artifact art = lower_cpu_recorded(op, target, best.trace, opts);
   const Builder builder;
   const std::string path = builder.cache_dir() + "/" + builder.cache_key(art) + ".c";
   std::error_code ec;

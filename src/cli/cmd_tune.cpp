@@ -28,6 +28,8 @@ struct TuneArgs {
   int threads = 0;
   bool json = false;
   std::string policy;  // strategy rl
+  std::string mappings = "auto";
+  int max_mappings = 8;
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -109,6 +111,8 @@ int run_tune(const TuneArgs& a) {
   o.seed = a.seed;
   o.threads = a.threads;
   o.policy = a.policy;
+  o.mappings = a.mappings;
+  o.max_mappings = a.max_mappings;
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
@@ -133,6 +137,11 @@ int run_tune(const TuneArgs& a) {
                         {"trace", found ? nlohmann::json::parse(r.best->trace) : nlohmann::json()},
                         {"db", a.db},
                         {"task_id", r.task_id}};
+    if (!r.arms.empty()) {
+      j["arms"] = nlohmann::json::array();
+      for (const auto& arm : r.arms)
+        j["arms"].push_back({{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
+    }
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name
@@ -144,6 +153,10 @@ int run_tune(const TuneArgs& a) {
       std::cout << "best      " << format_time(r.best->median_s) << ", " << fixed(r.best_gflops, 2)
                 << " GFLOP/s (record " << r.best->id << ", trial " << r.best->trial << ")\n"
                 << "trace     " << r.best->trace << "\n";
+    // How the mapping space's budget was shared (arms in the space's order of promise).
+    for (std::size_t i = 0; i < r.arms.size(); ++i)
+      std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
+                << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
     std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
               << format_duration(r.elapsed_s) << "\n"
               << "database  " << a.db << std::endl;
@@ -167,6 +180,14 @@ void add_tune_command(CLI::App& app, Action& action) {
   sub->add_option("--seed", args->seed, "search seed")->capture_default_str();
   sub->add_option("--threads", args->threads, "threads each candidate runs with (0: all cores)")->capture_default_str();
   sub->add_option("--policy", args->policy, "strategy rl: policy file from `attune train-policy` (default: untrained)");
+  sub->add_option("--mappings", args->mappings,
+                  "also search mappings onto the target's intrinsics, sharing the budget: auto (on for cpu "
+                  "targets with strategies evolutionary and random), on, off, only")
+      ->check(CLI::IsMember({"auto", "on", "off", "only"}))
+      ->capture_default_str();
+  sub->add_option("--max-mappings", args->max_mappings, "most promising mappings searched (arms beside the loop-nest one)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 
+#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
 #include "attune/libgen.hpp"
@@ -118,7 +119,7 @@ Kernel make_kernel(const Library& lib, const Target& target, const TaskInfo& tas
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
   co.trace_json = best.trace;
   try {
-    k.source = lower_cpu(replay(k.op, trace_from_string(best.trace)), co).source;
+    k.source = lower_cpu_recorded(k.op, target, best.trace, co).source;
   } catch (const Error& e) {
     throw Error("task '" + task.name + "': record " + std::to_string(best.id) + " no longer replays: " + e.what());
   }

@@ -114,7 +114,7 @@ const std::vector<std::string>& nest_feature_names() {
   return names;
 }
 
-std::vector<float> nest_features(const LoopNest& nest, const CacheSizes& caches) {
+std::vector<float> nest_features(const LoopNest& nest, const FeatureCaches& caches) {
   std::vector<float> f;
   f.reserve(nest_feature_names().size());
   Walker w;

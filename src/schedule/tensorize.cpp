@@ -96,20 +96,10 @@ std::int64_t TensorizePlan::outer_count() const {
   return p;
 }
 
-TensorizePlan plan_tensorize(const Op& op, const Intrinsic& intr, int number) {
-  const MappingReport rep = enumerate_mappings(op, intr);
-  const int total = static_cast<int>(rep.items.size());
-  if (number < 0 || number > total)
-    throw Error("--mapping " + std::to_string(number) + ": " + intr.name + " has " + std::to_string(total) +
-                " mapping candidate" + (total == 1 ? "" : "s") + " for this op" + (total ? " (1.." + std::to_string(total) + ")" : "") +
-                (rep.reason.empty() ? "" : "; " + rep.reason));
-  if (number == 0) {
-    for (int i = 0; i < total; ++i)
-      if (rep.items[i].valid && (number == 0 || better(rep.items[i], rep.items[number - 1]))) number = i + 1;
-    if (number == 0)
-      throw Error("no valid mapping of " + (op.name.empty() ? std::string("the op") : op.name) + " onto " +
-                  intr.name + (rep.reason.empty() ? "" : ": " + rep.reason));
-  }
+namespace {
+
+// The plan for item `number` (1-based) of `rep`, the mapping report of `op` onto `intr`.
+TensorizePlan plan_of(const Op& op, const Intrinsic& intr, const MappingReport& rep, int number) {
   const Mapping& m = rep.items[number - 1];
   if (auto a = tensorize_applicable(op, intr, m); !a)
     throw Error("--mapping " + std::to_string(number) + ": " + a.reason);
@@ -142,6 +132,34 @@ TensorizePlan plan_tensorize(const Op& op, const Intrinsic& intr, int number) {
   return p;
 }
 
+}  // namespace
+
+TensorizePlan plan_tensorize(const Op& op, const Intrinsic& intr, int number) {
+  const MappingReport rep = enumerate_mappings(op, intr);
+  const int total = static_cast<int>(rep.items.size());
+  if (number < 0 || number > total)
+    throw Error("--mapping " + std::to_string(number) + ": " + intr.name + " has " + std::to_string(total) +
+                " mapping candidate" + (total == 1 ? "" : "s") + " for this op" + (total ? " (1.." + std::to_string(total) + ")" : "") +
+                (rep.reason.empty() ? "" : "; " + rep.reason));
+  if (number == 0) {
+    for (int i = 0; i < total; ++i)
+      if (rep.items[i].valid && (number == 0 || better(rep.items[i], rep.items[number - 1]))) number = i + 1;
+    if (number == 0)
+      throw Error("no valid mapping of " + (op.name.empty() ? std::string("the op") : op.name) + " onto " +
+                  intr.name + (rep.reason.empty() ? "" : ": " + rep.reason));
+  }
+  return plan_of(op, intr, rep, number);
+}
+
+std::vector<TensorizePlan> plan_every_tensorize(const Op& op, const Intrinsic& intr) {
+  std::vector<TensorizePlan> plans;
+  if (!tensorize_supported_kind(intr.emit_kind)) return plans;
+  const MappingReport rep = enumerate_mappings(op, intr);
+  for (std::size_t i = 0; i < rep.items.size(); ++i)
+    if (tensorize_applicable(op, intr, rep.items[i])) plans.push_back(plan_of(op, intr, rep, static_cast<int>(i) + 1));
+  return plans;
+}
+
 std::string TensorizePlan::str() const {
   auto dim = [](const char* name, const FusedDim& d) {
     std::string s = std::string(name) + " = ";
@@ -163,6 +181,9 @@ std::string TensorizePlan::str() const {
   s += "      stage A'[mt, kt] and B'[kt, nt] (zero outside bounds and padding)\n";
   s += "      acc = " + intrinsic.name + "(A', B', acc)\n";
   s += "    " + c_tensor + "[mt, nt] = acc" + (op.epilogue.empty() ? "" : " then epilogue") + "  (guarded)\n";
+  s += "schedule: " + std::to_string(schedule.rows) + " row tile" + (schedule.rows == 1 ? "" : "s") + " x " +
+       std::to_string(schedule.cols) + " column tile" + (schedule.cols == 1 ? "" : "s") + " per register block, " +
+       (schedule.parallel ? "parallel" : "serial") + " outer loop (CPU)\n";
   return s;
 }
 
@@ -173,7 +194,8 @@ nlohmann::json TensorizePlan::to_json() const {
           {"kind", "tensorize"},
           {"intrinsic", intrinsic.name},
           {"mapping", mapping_number},
-          {"loops", loops}};
+          {"loops", loops},
+          {"schedule", {{"rows", schedule.rows}, {"cols", schedule.cols}, {"parallel", schedule.parallel}}}};
 }
 
 TensorizePlan tensorize_from_json(const Op& op, const Target& target, const nlohmann::json& j) {
@@ -191,6 +213,21 @@ TensorizePlan tensorize_from_json(const Op& op, const Target& target, const nloh
   if (j.contains("loops") && p.to_json().at("loops") != j.at("loops"))
     throw Error("tensorize step: mapping #" + std::to_string(p.mapping_number) + " is now " + p.mapping.str() +
                 ", the step recorded " + j.at("loops").dump());
+  if (j.contains("schedule")) {  // absent in steps recorded before schedules existed: the default
+    const auto& s = j.at("schedule");
+    auto count = [&](const char* f, int hi) {
+      if (!s.is_object() || !s.contains(f) || !s.at(f).is_number_integer() || s.at(f).get<int>() < 1 ||
+          s.at(f).get<int>() > hi)
+        throw Error(std::string("tensorize step: field 'schedule.") + f + "' must be an integer in 1.." +
+                    std::to_string(hi));
+      return s.at(f).get<int>();
+    };
+    p.schedule.rows = count("rows", 16);
+    p.schedule.cols = count("cols", 8);
+    if (!s.contains("parallel") || !s.at("parallel").is_boolean())
+      throw Error("tensorize step: field 'schedule.parallel' must be true or false");
+    p.schedule.parallel = s.at("parallel").get<bool>();
+  }
   return p;
 }
 

@@ -63,6 +63,7 @@ class CpuSpace final : public Space {
                       "0 serial, 1 outermost spatial loop, 2 fused with its child"});
   }
 
+  std::string version() const override { return "cpu-v1"; }
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
   // The accumulator tile must fit the 16 vector registers (with room for operands), or the

@@ -8,8 +8,29 @@ namespace attune {
 nlohmann::json Space::describe(const Config& c) const {
   nlohmann::json j = nlohmann::json::object();
   const auto& ks = knobs();
-  for (std::size_t i = 0; i < ks.size() && i < c.size(); ++i) j[ks[i].name] = ks[i].choices.at(c[i]);
+  for (std::size_t i = 0; i < ks.size() && i < c.size(); ++i)
+    if (knob_used(c, i)) j[ks[i].name] = ks[i].choices.at(c[i]);
   return j;
+}
+
+Artifact Space::lower(const Op& op, const Config& c, const CpuCodegenOptions& co) const {
+  CpuCodegenOptions o = co;
+  o.trace_json = trace_json(c);
+  return lower_cpu(replay(op, trace(c)), o);
+}
+
+std::optional<Config> Space::config_from_record(const nlohmann::json& features) const {
+  if (!features.is_object() || features.value("space", "") != version() || !features.contains("config")) return {};
+  const auto& cfg = features.at("config");
+  if (!cfg.is_array() || cfg.size() != knobs().size()) return {};
+  Config c;
+  for (const auto& v : cfg) {
+    if (!v.is_number_integer()) return {};
+    c.push_back(v.get<int>());
+  }
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (c[i] < 0 || c[i] >= static_cast<int>(knobs()[i].choices.size())) return {};
+  return c;
 }
 
 Config Space::random_config(std::mt19937_64& rng) const {

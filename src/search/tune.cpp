@@ -23,7 +23,6 @@
 #include <set>
 #include <thread>
 
-#include "attune/codegen_cpu.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/error.hpp"
 #include "attune/runtime.hpp"
@@ -35,9 +34,6 @@ namespace attune {
 
 namespace {
 
-constexpr const char* kSpaceVersion = "cpu-v1";
-constexpr const char* kVtaSpaceVersion = "vta-v1";
-
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -45,15 +41,13 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // The history a strategy learns from, rebuilt from the task's records (resume).
-std::vector<Trial> load_history(const Database& db, std::int64_t task, const Space& space,
-                                const std::string& version) {
+std::vector<Trial> load_history(const Database& db, std::int64_t task, const Space& space) {
   std::vector<Trial> h;
   for (const auto& r : db.records(task)) {
-    if (!r.features.is_object() || r.features.value("space", "") != version) continue;
-    const auto& cfg = r.features.at("config");
-    if (!cfg.is_array() || cfg.size() != space.knobs().size()) continue;
+    const auto cfg = space.config_from_record(r.features);
+    if (!cfg) continue;
     Trial t;
-    t.config = cfg.get<Config>();
+    t.config = *cfg;
     t.status = r.status;
     t.time_s = r.ok() ? r.median_s : 0;
     if (r.hidden_features.is_object()) t.hidden = r.hidden_features;
@@ -64,7 +58,6 @@ std::vector<Trial> load_history(const Database& db, std::int64_t task, const Spa
 
 struct Candidate {
   Config config;
-  Trace trace;
   std::string trace_text, trace_hash;
   std::string refused;  // non-empty: invalid, with the reason
   Artifact artifact;
@@ -104,6 +97,45 @@ std::vector<VtaTimed> time_vta_round(const std::vector<const VtaCompiled*>& prog
   return out;
 }
 
+// The CPU space tune() searches for `o.mappings` (TuneOptions): the loop-nest space alone, or
+// the mapping space when there is something to map and the strategy can share a budget.
+std::unique_ptr<Space> choose_cpu_space(const Op& op, const Target& target, const TuneOptions& o, int threads) {
+  const std::string& m = o.mappings;
+  if (m != "auto" && m != "on" && m != "off" && m != "only")
+    throw Error("--mappings '" + m + "': expected auto, on, off or only");
+  if (m == "off") return make_cpu_space(op, threads);
+  const bool shares = o.strategy == "random" || o.strategy == "evolutionary";
+  if (m == "auto" && !shares) return make_cpu_space(op, threads);
+  if (!shares)
+    throw Error("--mappings " + m + ": strategy '" + o.strategy +
+                "' cannot search a space of mappings (it ranks the configs of one space): use --strategy "
+                "evolutionary or random, or --mappings off");
+  MappingSpaceOptions mo;
+  mo.with_nest = m != "only";
+  mo.max_mappings = o.max_mappings;
+  mo.threads = threads;
+  auto s = make_mapping_space(op, target, mo);
+  if (mo.with_nest && s->knobs().front().choices.size() == 1) return make_cpu_space(op, threads);  // nothing mapped
+  return s;
+}
+
+// Per arm of an armed space: attempts, valid ones and the best speed in `history`.
+std::vector<ArmResult> arm_results(const Op& op, const Space& space, const std::vector<Trial>& history) {
+  std::vector<ArmResult> out;
+  const int ak = space.arm_knob();
+  if (ak < 0) return out;
+  for (std::size_t a = 0; a < space.knobs()[static_cast<std::size_t>(ak)].choices.size(); ++a)
+    out.push_back({space.arm_name(static_cast<int>(a))});
+  for (const auto& t : history) {
+    ArmResult& r = out.at(static_cast<std::size_t>(t.config.at(static_cast<std::size_t>(ak))));
+    ++r.trials;
+    if (t.status != Status::ok) continue;
+    ++r.valid;
+    r.best_gflops = std::max(r.best_gflops, gflops_of(op, t.time_s));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string tuning_target_name(const std::string& target_arg) {
@@ -119,17 +151,18 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   const Target target = load_target(vta ? std::string("vta") : o.target);
   const VtaConfig vta_cfg = vta ? vta_config_for(o.target) : VtaConfig{};
   const std::string target_name = tuning_target_name(o.target);
-  const std::string space_version = vta ? kVtaSpaceVersion : kSpaceVersion;
   if (target.kind != TargetKind::cpu && !vta)
     throw Error("tuning on target '" + target.name + "' is not available yet: only cpu targets are measured");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : cores;
   const int budget = o.trials > 0 ? o.trials : INT_MAX;
 
+  const std::unique_ptr<Space> space = vta ? make_vta_space(op, vta_cfg) : choose_cpu_space(op, target, o, threads);
+  const std::string space_version = space->version();
+  const std::unique_ptr<Strategy> strategy =
+      space->arm_knob() >= 0 ? make_arm_bandit(o.strategy) : make_strategy(o.strategy);
   Database db = Database::open(o.db_path, OpenMode::read_write_create);
   const TaskInfo task = db.get_or_create_task(op.name, canonical_spec(op), target_name);
-  const auto space = vta ? make_vta_space(op, vta_cfg) : make_cpu_space(op, threads);
-  const auto strategy = make_strategy(o.strategy);
   std::mt19937_64 rng(o.seed);
   const StrategyContext strategy_ctx{&db, target_name};
   strategy->begin(strategy_ctx);
@@ -153,7 +186,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
 
-  std::vector<Trial> history = load_history(db, task.id, *space, space_version);
+  std::vector<Trial> history = load_history(db, task.id, *space);
   std::set<std::string> known = db.known_trace_hashes(task.id);
   TaskCounts counts = db.counts(task.id);
 
@@ -235,8 +268,12 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     for (auto& cfg : configs) {
       Candidate c;
       c.config = cfg;
-      if (!vta) c.trace = space->trace(cfg);
-      c.trace_text = vta ? space->trace_json(cfg) : trace_to_string(c.trace);
+      try {
+        c.trace_text = space->trace_json(cfg);
+      } catch (const Error& e) {
+        c.trace_text = nlohmann::json::array({{{"unexpressible", space->describe(cfg)}}}).dump();
+        c.refused = e.what();
+      }
       c.trace_hash = content_hash(c.trace_text);
       if (known.count(c.trace_hash)) {
         // Measured in an earlier run: let the strategy see it, never measure it again.
@@ -248,12 +285,12 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
         cands.push_back(std::move(c));
         continue;
       }
-      try {
-        CpuCodegenOptions oc = co;
-        oc.trace_json = c.trace_text;
-        c.artifact = lower_cpu(replay(op, c.trace), oc);
-      } catch (const Error& e) {
-        c.refused = e.what();
+      if (c.refused.empty()) {
+        try {
+          c.artifact = space->lower(op, cfg, co);
+        } catch (const Error& e) {
+          c.refused = e.what();
+        }
       }
       cands.push_back(std::move(c));
     }
@@ -375,6 +412,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   res.candidates_per_minute = res.elapsed_s > 0 ? res.trials_run * 60.0 / res.elapsed_s : 0;
   res.best = db.best(task.id);
   if (res.best) res.best_gflops = gflops_of(op, res.best->median_s);
+  res.arms = arm_results(op, *space, history);
   return res;
 }
 

@@ -28,6 +28,7 @@ class VtaSpace final : public Space {
     }
   }
 
+  std::string version() const override { return "vta-v1"; }
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
   Trace trace(const Config&) const override {

@@ -1,7 +1,11 @@
 // Tensorize on the host: for every op family of the CPU workloads (reduced extents), every valid
 // mapping onto avx2_fma_f32 lowers to a kernel that builds, runs on random inputs and equals the
-// reference evaluator. Extents are chosen so that many mappings need padding (guards).
+// reference evaluator. Extents are chosen so that many mappings need padding (guards). Each
+// mapping gets a random schedule (register block rows x column tiles, parallel or serial) as the
+// search would draw it, so the block remainders are exercised too.
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/runtime.hpp"
@@ -57,6 +61,13 @@ TEST_P(TensorizeAvx2, EveryValidMappingEqualsTheReference) {
   for (std::size_t i = 0; i < rep.items.size(); ++i) {
     if (!rep.items[i].valid) continue;
     plans.push_back(plan_tensorize(op, intr, static_cast<int>(i) + 1));
+    std::mt19937 rng(static_cast<unsigned>(i) * 7919u + 17u);
+    TensorizeSchedule& s = plans.back().schedule;
+    do {
+      s.rows = std::vector<int>{1, 2, 3, 4, 6}[rng() % 5];
+      s.cols = 1 + static_cast<int>(rng() % 3);
+    } while (s.rows * s.cols > 12);
+    s.parallel = rng() % 2 == 0;
     Artifact a = lower_cpu_tensorized(plans.back(), target.compiler_flags);
     const std::string entry = "void attune_kernel(";
     const auto at = a.source.find(entry);

@@ -104,6 +104,28 @@ TEST(TensorizeJson, RoundTripsAndReplays) {
   }
 }
 
+TEST(TensorizeJson, ScheduleRoundTripsAndIsValidated) {
+  const Op op = op_from_cli("gemm:M=16,N=16,K=16,dtype=f16");
+  TensorizePlan p = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32"));
+  p.schedule = {3, 2, false};
+  const TensorizePlan q = tensorize_from_json(op, h200(), nlohmann::json::parse(p.to_json().dump()));
+  EXPECT_EQ(q.schedule, p.schedule);
+  nlohmann::json old = p.to_json();
+  old.erase("schedule");  // a step recorded before schedules existed replays with the default
+  EXPECT_EQ(tensorize_from_json(op, h200(), old).schedule, TensorizeSchedule{});
+  nlohmann::json bad = p.to_json();
+  bad["schedule"]["rows"] = 0;
+  try {
+    tensorize_from_json(op, h200(), bad);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "tensorize step: field 'schedule.rows' must be an integer in 1..16");
+  }
+  bad = p.to_json();
+  bad["schedule"]["parallel"] = "yes";
+  EXPECT_THROW(tensorize_from_json(op, h200(), bad), Error);
+}
+
 TEST(TensorizeJson, StaleLoopsAreRefused) {
   const Op op = op_from_cli("gemm:M=16,N=16,K=16,dtype=f16");
   nlohmann::json j = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32")).to_json();
