@@ -60,6 +60,7 @@ struct Args {
   std::vector<int> threads = {1, 2};
   std::uint64_t seed = 0;
   std::string strategy = "evolutionary";
+  std::string mappings = "auto";
   int rounds = 25;
   double measure_s = 4;
   bool check_large = false;     // run the reference evaluator even on the largest ops
@@ -183,6 +184,7 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
   to.trials = a.trials;
   to.time_s = a.time_s;
   to.strategy = a.strategy;
+  to.mappings = a.mappings;
   to.db_path = db_for_threads(a.db, threads);
   to.seed = a.seed;
   to.threads = threads;
@@ -330,6 +332,9 @@ int main(int argc, char** argv) try {
   app.add_option("--threads", a.threads, "comma-separated thread counts")->delimiter(',')->capture_default_str();
   app.add_option("--seed", a.seed, "tuning and input seed")->capture_default_str();
   app.add_option("--strategy", a.strategy, "search strategy")->capture_default_str();
+  app.add_option("--mappings", a.mappings, "search mappings onto the target's intrinsics too (attune tune --mappings)")
+      ->check(CLI::IsMember({"auto", "on", "off", "only"}))
+      ->capture_default_str();
   app.add_option("--rounds", a.rounds, "most interleaved timing rounds per op")->capture_default_str();
   app.add_option("--measure-time", a.measure_s, "timing seconds per op (after 5 rounds)")->capture_default_str();
   auto* cl = app.add_flag("--check-large", a.check_large, "run the reference evaluator on ops of >= 2^31 MACs too");

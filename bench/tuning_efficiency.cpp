@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
           o.db_path = j.db;
           o.seed = static_cast<std::uint64_t>(j.seed);
           o.threads = a.threads;
+          o.mappings = "off";  // every strategy searches the same (loop-nest) space
           const auto r = tune(*j.op, o);
           const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           std::lock_guard lock(mu);
