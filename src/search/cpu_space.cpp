@@ -7,7 +7,9 @@
 // registers; each input may be packed at one of several levels; the outermost spatial loop may
 // run in parallel. The resulting loop order, innermost last:
 //
-//   [other spatial] [hoisted reduction] [U.0 V.0 in knob order] [reductions] U.1 (unroll) V.1 (vector)
+//   [other spatial] [V block] [hoisted reduction] [U.0 V tile in knob order] [reductions] U.1 (unroll) V (vector)
+//
+// (the V block, an L2 cache block of the vector dimension, only when the knob asks for one).
 //
 // Every config expands to a trace; whether it is legal is for the transformations to say
 // (a refused step makes the candidate `invalid`, recorded but never built).
@@ -44,6 +46,13 @@ class CpuSpace final : public Space {
       if (t <= (ev + 7) / 8 * 8) vt.choices.push_back(t);
     if (vt.choices.empty()) vt.choices.push_back(ev);
     knobs_.push_back(vt);
+    // An L2 block of the vector dimension (GEMM's NC): the hoisted reduction panel of the
+    // packed input then covers only this many columns, so it stays in L2 while the row tiles
+    // sweep it. 0: no block. Rounded down to a multiple of the vector tile when expanded.
+    Knob vb{"vec_block", {0}, "columns of " + vec_ + " per cache block (0: none)"};
+    for (std::int64_t b : {64, 128, 256, 512})
+      if (b * 2 <= ev) vb.choices.push_back(b);
+    knobs_.push_back(vb);
 
     Knob rv{"row_var", {}, "spatial variable of the unrolled rows"};
     for (std::size_t i = 0; i < std::max<std::size_t>(rows_.size(), 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
@@ -63,15 +72,17 @@ class CpuSpace final : public Space {
                       "0 serial, 1 outermost spatial loop, 2 fused with its child"});
   }
 
-  std::string version() const override { return "cpu-v1"; }
+  std::string version() const override { return "cpu-v2"; }
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
   // The accumulator tile must fit the 16 vector registers (with room for operands), or the
   // code generator cannot keep it there and the micro-kernel runs from memory.
   bool admissible(const Config& c) const override {
     const std::int64_t tv = knobs_[0].choices.at(static_cast<std::size_t>(c[0]));
-    const std::int64_t tu = rows_.empty() ? 1 : knobs_[2].choices.at(static_cast<std::size_t>(c[2]));
-    return tu * ((tv + 7) / 8) <= 14;
+    const std::int64_t tu = rows_.empty() ? 1 : knobs_[3].choices.at(static_cast<std::size_t>(c[3]));
+    const std::int64_t vb = knobs_[1].choices.at(static_cast<std::size_t>(c[1]));
+    // A block must hold at least two vector tiles (else it is no block, spelled otherwise).
+    return tu * ((tv + 7) / 8) <= 14 && (vb == 0 || vb >= 2 * tv);
   }
 
   Trace trace(const Config& c) const override {
@@ -87,8 +98,12 @@ class CpuSpace final : public Space {
 
     // Vector tile.
     const std::int64_t ev = op_.var(vec_).extent, tv = val("vec_tile");
-    std::string vo, vi = vec_;
-    if (tv < ev) {
+    const std::int64_t nb = val("vec_block") / tv * tv;  // columns per block, whole tiles
+    std::string vb, vo, vi = vec_;
+    if (tv < ev && nb > tv && nb < ev) {
+      s.push_back(Transform::split(vec_, {(ev + nb - 1) / nb, nb / tv, tv}));
+      vb = vec_ + ".0", vo = vec_ + ".1", vi = vec_ + ".2";
+    } else if (tv < ev) {
       s.push_back(Transform::split(vec_, {(ev + tv - 1) / tv, tv}));
       vo = vec_ + ".0", vi = vec_ + ".1";
     }
@@ -128,6 +143,7 @@ class CpuSpace final : public Space {
       if (!x.empty()) tiles.push_back(x);
     const bool hoist = val("red_hoist") == 1 && !ro.empty();
     std::vector<std::string> order = outer;
+    if (!vb.empty()) order.push_back(vb);
     if (hoist) order.push_back(ro);
     order.insert(order.end(), tiles.begin(), tiles.end());
     if (!hoist && !ro.empty()) order.push_back(ro);
@@ -165,6 +181,10 @@ class CpuSpace final : public Space {
         const auto dot = l.find('.');
         const std::int64_t e = op_.var(l.substr(0, dot)).extent;
         if (dot == std::string::npos) return e;
+        if (!vb.empty() && l.substr(0, dot) == vec_) {  // the three-way split of the vector dimension
+          if (l == vb) return (e + nb - 1) / nb;
+          return l == vo ? nb / tv : tv;
+        }
         const std::int64_t inner = l.substr(0, dot) == vec_ ? tv : l.substr(0, dot) == red_ ? ks : val("row_tile");
         return l.substr(dot) == ".0" ? (e + inner - 1) / inner : inner;
       };
