@@ -1,11 +1,13 @@
 // attune/rl.hpp — the PerfDojo game: a deep-Q agent that plays legal loop-nest transformations.
 //
 // The environment's state is a loop nest; its actions are legal_actions(nest) (actions.hpp) plus
-// `stop`, so an illegal action is never even offered (the mask is the list). An episode starts
+// `stop`, so an illegal action is never even offered (the mask is the list); at the
+// untransformed nest also the tile macros (below), each a legal sequence of those steps. An episode starts
 // from the untransformed nest (or from a measured schedule when tuning) and lasts at most
 // `max_steps` steps. The reward of a state is its speedup over the untransformed nest,
 // log(t_initial / t_state), with t from model_seconds() (an analytic cost model) while training;
-// when tuning, every proposed schedule is built and measured for real (rl_tune.cpp).
+// when tuning, every proposed schedule is built and measured for real and the measured rewards
+// train the agent further (rl_tune.cpp).
 //
 // The agent scores each legal action with one network, Q(s, a) = net(state(s) ++ action(s, a)),
 // so a varying action set needs no fixed output layer. Q follows the max-reward formulation: a
