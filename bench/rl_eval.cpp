@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
         o.threads = threads;
         o.strategy = s == "rl-untrained" ? "rl" : s;
         o.policy = s == "rl" ? policy : "";
+        o.mappings = "off";  // evolutionary and random search the loop-nest space, as the agent does
         o.db_path = db_dir + "/" + name + "_" + s + ".db";
         for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(o.db_path + suffix);
         const auto t0 = std::chrono::steady_clock::now();

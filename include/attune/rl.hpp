@@ -1,11 +1,13 @@
 // attune/rl.hpp — the PerfDojo game: a deep-Q agent that plays legal loop-nest transformations.
 //
 // The environment's state is a loop nest; its actions are legal_actions(nest) (actions.hpp) plus
-// `stop`, so an illegal action is never even offered (the mask is the list). An episode starts
+// `stop`, so an illegal action is never even offered (the mask is the list); at the
+// untransformed nest also the tile macros (below), each a legal sequence of those steps. An episode starts
 // from the untransformed nest (or from a measured schedule when tuning) and lasts at most
 // `max_steps` steps. The reward of a state is its speedup over the untransformed nest,
 // log(t_initial / t_state), with t from model_seconds() (an analytic cost model) while training;
-// when tuning, every proposed schedule is built and measured for real (rl_tune.cpp).
+// when tuning, every proposed schedule is built and measured for real and the measured rewards
+// train the agent further (rl_tune.cpp).
 //
 // The agent scores each legal action with one network, Q(s, a) = net(state(s) ++ action(s, a)),
 // so a varying action set needs no fixed output layer. Q follows the max-reward formulation: a
@@ -62,13 +64,37 @@ inline constexpr int kStateTensors = 4;
 inline constexpr int kGlobalFeatures = 8;
 inline constexpr int kStateFeatures =
     kGlobalFeatures + kStateLoops * kLoopFeatures + kStateTensors * kTensorFeatures;
-inline constexpr int kActionFeatures = 9 + kLoopFeatures + 6;
+inline constexpr int kMacroFeatures = 7;
+inline constexpr int kActionFeatures = 9 + kLoopFeatures + 6 + kMacroFeatures;
 inline constexpr int kFeatures = kStateFeatures + kActionFeatures;
-inline constexpr int kFeatureVersion = 1;
+inline constexpr int kFeatureVersion = 2;
+
+// ---- macro moves ----------------------------------------------------------------------------
+
+// A register-tile macro: one move that plays the textbook micro-kernel schedule (rl_macros.cpp)
+// from the untransformed nest — split the output's contiguous dimension into a vector tile and
+// another spatial dimension into an unrolled row tile, optionally split the largest reduction
+// (and hoist its outer part above the tiles), accumulate the tile in a register buffer. Its
+// steps are ordinary transformations, each checked by applicable() when played, and the trace
+// records the steps, not the macro. Packing and parallel loops are left to the agent's later
+// primitive moves.
+struct TileMacro {
+  std::int64_t vec_tile = 8;   // vector tile of the output's contiguous dimension
+  std::string row_var;         // the unrolled spatial dimension ("" when there is none)
+  std::int64_t row_tile = 1;
+  std::int64_t red_split = 0;  // inner extent of the largest reduction's split (0: none)
+  bool red_hoist = false;      // its outer part above the spatial tiles
+  bool rows_inside = false;    // the row tile loop inside the vector tile loop
+  Trace steps;
+};
+// Every distinct macro whose steps all apply to the untransformed nest of `op` and whose tile
+// fits the vector registers (16 of `lanes` lanes).
+std::vector<TileMacro> tile_macros(const Op& op, int lanes = 8);
 
 std::vector<float> state_features(const LoopNest& nest, int step, int max_steps, double log_gain);
 // `a` null is `stop`.
 std::vector<float> action_features(const LoopNest& nest, const Transform* a, double predicted_gain);
+std::vector<float> macro_features(const LoopNest& nest, const TileMacro& m, double predicted_gain);
 
 // ---- environment ----------------------------------------------------------------------------
 
@@ -76,7 +102,8 @@ std::vector<float> action_features(const LoopNest& nest, const Transform* a, dou
 // network's input row.
 struct Move {
   bool stop = false;
-  Transform action;          // when !stop
+  Transform action;          // when !stop: the primitive move, or a macro's first step
+  std::shared_ptr<const TileMacro> macro;  // set for a macro move: its steps all go on the trace
   std::shared_ptr<const LoopNest> next;  // the state it leads to (the same state for stop)
   double next_s = 0;         // model_seconds(*next)
   std::vector<float> input;  // state_features ++ action_features (kFeatures numbers)
@@ -84,6 +111,7 @@ struct Move {
 
 struct EnvOptions {
   int max_steps = 16;
+  bool macros = true;        // offer tile_macros() at the untransformed nest
   ActionSpace space{};
   CostParams cost{};
 };
@@ -95,7 +123,9 @@ class Env {
   void reset();
   void reset_to(const Trace& t);
 
-  // Every legal action at the current state, then `stop` (last). Empty once done().
+  // Every legal action at the current state, then (at the untransformed nest, when
+  // options().macros) every tile macro, then `stop` (last). Empty once done(). A macro counts
+  // as one step towards max_steps.
   const std::vector<Move>& moves();
   // Takes move i of moves(); returns the reward of the new state.
   double step(std::size_t i);
@@ -104,6 +134,7 @@ class Env {
   double reward() const;  // log(initial_s / current_s)
   const LoopNest& nest() const { return *nest_; }
   const Trace& trace() const { return trace_; }
+  int steps_taken() const { return steps_; }
   double seconds() const { return seconds_; }
   double initial_seconds() const { return initial_s_; }
   const Op& op() const { return op_; }
@@ -114,7 +145,9 @@ class Env {
   EnvOptions o_;
   std::shared_ptr<const LoopNest> nest_;
   Trace trace_;
+  int steps_ = 0;  // moves taken (a macro is one) or, after reset_to, the trace's steps
   double initial_s_ = 0, seconds_ = 0;
+  std::shared_ptr<const std::vector<Move>> initial_moves_;  // the untransformed nest's, computed once
   bool done_ = false;
   std::optional<std::vector<Move>> moves_;  // cached for the current state
 };

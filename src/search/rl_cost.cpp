@@ -10,8 +10,10 @@
 //     of dependent adds; the chain costs 4 cycles per step (6 through memory) divided by the
 //     independent accumulators the unrolled/vectorized loops inside provide, at best 0.5 cycle
 //     (two FMA ports).
-//   - memory: per access and vector operation, broadcasts are nearly free, contiguous loads cost
-//     half a cycle, strided ones a cycle per lane; a stride of a cache line or more into a
+//   - memory: per access and vector operation, contiguous loads cost half a cycle, a broadcast
+//     half a cycle shared by the vector chunks of the vectorized loop (a tenth otherwise),
+//     strided ones a cycle per lane, and a load that an unrolled loop does not vary is shared
+//     by its copies (register reuse); a stride of a cache line or more into a
 //     tensor larger than the L2 costs four times that. A destination kept in memory adds a load
 //     and a store; one promoted to registers (a small local buffer indexed only by unrolled or
 //     vectorized loops) adds nothing.
@@ -146,9 +148,16 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
     const auto* b = nest.buffer(a->tensor);
     const double elem = b ? static_cast<double>(dtype_size(b->dtype)) : 4;
     const double miss = st * elem >= 64 && tensor_bytes(nest, a->tensor) > kL2Bytes ? 4 : 1;
-    if (pt == Pattern::invariant) cycles += 0.1;
-    else if (pt == Pattern::contiguous) cycles += 0.5 * miss;
-    else cycles += lanes * miss;
+    double load = 0;
+    if (pt == Pattern::invariant)
+      load = inner.kind == LoopKind::vectorized ? 0.5 / std::ceil(static_cast<double>(inner.extent) / lanes) : 0.1;
+    else if (pt == Pattern::contiguous) load = 0.5 * miss;
+    else load = lanes * miss;
+    // Register reuse: the expanded copies of the body share a load that does not vary with the
+    // unrolled loop that made them (gcc keeps it in a register).
+    for (const Node* l : loops)
+      if (l != &inner && l->kind == LoopKind::unrolled && !indexes(*a, *l)) load /= static_cast<double>(l->extent);
+    cycles += load;
   }
   if (!dst_promoted) cycles += s.kind == StmtKind::init || s.kind == StmtKind::copy ? 0.5 : 1.0;
   if (!s.guards.empty()) cycles += 0.5;

@@ -12,19 +12,29 @@ namespace attune::rl {
 Env::Env(const Op& op, EnvOptions o) : op_(op), o_(std::move(o)) { reset(); }
 
 void Env::reset() {
-  nest_ = std::make_shared<const LoopNest>(initial_nest(op_));
+  if (!initial_moves_) {
+    nest_ = std::make_shared<const LoopNest>(initial_nest(op_));
+    initial_s_ = model_seconds(*nest_, o_.cost);
+  } else {
+    nest_ = initial_moves_->back().next;  // stop's next: the untransformed nest
+  }
+  seconds_ = initial_s_;
   trace_ = {};
-  initial_s_ = seconds_ = model_seconds(*nest_, o_.cost);
+  steps_ = 0;
   done_ = false;
   moves_.reset();
+  if (initial_moves_) moves_ = *initial_moves_;
 }
 
 void Env::reset_to(const Trace& t) {
   reset();
+  if (t.steps.empty()) return;
+  moves_.reset();
   nest_ = std::make_shared<const LoopNest>(replay(op_, t));
   trace_ = t;
+  steps_ = static_cast<int>(t.steps.size());
   seconds_ = model_seconds(*nest_, o_.cost);
-  done_ = static_cast<int>(trace_.steps.size()) >= o_.max_steps;
+  done_ = steps_ >= o_.max_steps;
 }
 
 double Env::reward() const { return std::log(initial_s_ / seconds_); }
@@ -33,7 +43,7 @@ const std::vector<Move>& Env::moves() {
   if (moves_) return *moves_;
   moves_.emplace();
   if (done_) return *moves_;
-  const auto state = state_features(*nest_, static_cast<int>(trace_.steps.size()), o_.max_steps, reward());
+  const auto state = state_features(*nest_, steps_, o_.max_steps, reward());
   for (auto& a : legal_actions(*nest_, o_.space)) {
     Move m;
     m.next = std::make_shared<const LoopNest>(apply(*nest_, a));
@@ -44,6 +54,20 @@ const std::vector<Move>& Env::moves() {
     m.input.insert(m.input.end(), af.begin(), af.end());
     moves_->push_back(std::move(m));
   }
+  if (trace_.steps.empty() && o_.macros) {
+    for (auto& t : tile_macros(op_, o_.cost.lanes)) {
+      Move m;
+      auto macro = std::make_shared<TileMacro>(std::move(t));
+      m.next = std::make_shared<const LoopNest>(replay(op_, macro->steps));
+      m.next_s = model_seconds(*m.next, o_.cost);
+      const auto af = macro_features(*nest_, *macro, std::log(seconds_ / m.next_s));
+      m.action = macro->steps.steps.front();
+      m.macro = std::move(macro);
+      m.input = state;
+      m.input.insert(m.input.end(), af.begin(), af.end());
+      moves_->push_back(std::move(m));
+    }
+  }
   Move stop;
   stop.stop = true;
   stop.next = nest_;
@@ -52,6 +76,7 @@ const std::vector<Move>& Env::moves() {
   const auto af = action_features(*nest_, nullptr, 0);
   stop.input.insert(stop.input.end(), af.begin(), af.end());
   moves_->push_back(std::move(stop));
+  if (trace_.steps.empty() && !initial_moves_) initial_moves_ = std::make_shared<const std::vector<Move>>(*moves_);
   return *moves_;
 }
 
@@ -64,8 +89,11 @@ double Env::step(std::size_t i) {
   } else {
     nest_ = m.next;
     seconds_ = m.next_s;
-    trace_.steps.push_back(m.action);
-    done_ = static_cast<int>(trace_.steps.size()) >= o_.max_steps;
+    if (m.macro)
+      trace_.steps.insert(trace_.steps.end(), m.macro->steps.steps.begin(), m.macro->steps.steps.end());
+    else
+      trace_.steps.push_back(m.action);
+    done_ = ++steps_ >= o_.max_steps;
   }
   moves_.reset();
   return reward();

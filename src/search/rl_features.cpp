@@ -18,7 +18,10 @@
 // Action (kActionFeatures): kind one-hot (8 kinds, then stop); the loop it names (pack and
 //   cache_write: the loop `at`; reorder: the outer of the two) as loop features; log2(split
 //   factor) / 5; depth / 10; pack of read 0, of read 1; the cost model's one-step gain
-//   log(t(s) / t(s')) clipped to [-5, 5]; the loop lies on the update chain.
+//   log(t(s) / t(s')) clipped to [-5, 5]; the loop lies on the update chain; then the macro
+//   part (zeros for primitive moves): is a tile macro, log2(vector tile) / 5, row tile / 8,
+//   log2(1 + reduction split) / 9, hoisted, rows inside, accumulator registers used / 14.
+//   A macro's loop features are those of its row variable.
 #include <algorithm>
 #include <cmath>
 
@@ -160,6 +163,27 @@ std::vector<float> action_features(const LoopNest& nest, const Transform* a, dou
     if (ins.size() > 1 && ins[1] == a->tensor) f[9 + kLoopFeatures + 3] = 1;
   }
   f[9 + kLoopFeatures + 4] = static_cast<float>(std::clamp(predicted_gain, -5.0, 5.0));
+  return f;
+}
+
+std::vector<float> macro_features(const LoopNest& nest, const TileMacro& m, double predicted_gain) {
+  std::vector<float> f(kActionFeatures, 0.0f);
+  if (const Node* l = m.row_var.empty() ? nullptr : nest.find_loop(m.row_var)) {
+    loop_features(*l, first_stmt(l->body, false), &f[9]);
+    f[9 + kLoopFeatures + 1] = static_cast<float>(nest.path_to(m.row_var).size()) / 10.0f;
+    std::vector<const Node*> chain;
+    update_chain(nest.body, chain);
+    f[9 + kLoopFeatures + 5] = std::find(chain.begin(), chain.end(), l) != chain.end();
+  }
+  f[9 + kLoopFeatures + 4] = static_cast<float>(std::clamp(predicted_gain, -5.0, 5.0));
+  float* x = &f[9 + kLoopFeatures + 6];
+  x[0] = 1;
+  x[1] = static_cast<float>(std::log2(static_cast<double>(m.vec_tile)) / 5.0);
+  x[2] = static_cast<float>(m.row_tile) / 8.0f;
+  x[3] = static_cast<float>(std::log2(1.0 + static_cast<double>(m.red_split)) / 9.0);
+  x[4] = m.red_hoist;
+  x[5] = m.rows_inside;
+  x[6] = static_cast<float>(m.row_tile * ((m.vec_tile + 7) / 8)) / 14.0f;
   return f;
 }
 

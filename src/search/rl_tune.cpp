@@ -2,14 +2,21 @@
 //
 // Every proposal is measured for real by the same Builder and Runner as tune()'s other
 // strategies (so each is checked against the reference evaluator), committed to the database
-// as it finishes (features {"space": "rl-v1", ...}, strategy "rl"), and skipped on resume when
+// as it finishes (features {"space": "rl-v2", ...}, strategy "rl"), and skipped on resume when
 // its trace is already recorded. The cost model only shapes the agent's features; no
 // proposal's fate is decided by it.
+//
+// The agent keeps learning from the measurements (every measured state is a real reward):
+// after each round, every move of every measured episode is a transition whose target is the
+// measured reward of the state the episode ended in, log(t_initial / t_measured) with t_initial
+// the cost model's time of the untransformed nest scaled by the mean ratio of measured to
+// model time (so measured and model rewards share a scale); kOnlineSteps gradient steps on
+// batches of them follow. The untransformed nest itself is never measured.
 //
 // How proposals are made, per round (PerfDojo's max-reward view: keep playing from the best
 // program found so far):
 //   - the start of each episode is the untransformed nest (always in the first round, then
-//     with probability 0.2) or one of the five fastest measured traces, the faster the likelier;
+//     with probability kFromScratch), where the tile macros (rl.hpp) are among the moves, or one of the five fastest measured traces, the faster the likelier;
 //   - from there the agent plays up to kExtendSteps moves (at most kMaxTraceSteps in all),
 //     choosing by a softmax over its Q values (temperature kTemperature) or, in the very first
 //     episode, greedily: the trained policy's own answer is always measured first;
@@ -21,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <cmath>
 #include <set>
 #include <thread>
@@ -37,11 +45,13 @@ namespace attune {
 
 namespace {
 
-constexpr const char* kRlSpaceVersion = "rl-v1";
+constexpr const char* kRlSpaceVersion = "rl-v2";
 constexpr int kExtendSteps = 10;
 constexpr int kMaxTraceSteps = 40;
 constexpr int kTopStarts = 5;
-constexpr double kFromScratch = 0.2;
+constexpr double kFromScratch = 0.35;
+constexpr int kOnlineSteps = 24;   // gradient steps on measured transitions after each round
+constexpr std::size_t kOnlineBatch = 32;
 constexpr double kTemperature = 0.05;
 constexpr std::int64_t kMaxEmitted = 96;  // vector statements written out, see choose()
 
@@ -77,6 +87,14 @@ struct Proposal {
   Trace trace;
   std::string text, hash;
   double model_s = 0;
+  std::vector<std::vector<float>> rows;  // the (state, action) rows of the moves the episode chose
+};
+
+// What the agent learns from after each round: the rows of a measured episode's moves and the
+// measured time of the state it ended in.
+struct MeasuredEpisode {
+  std::vector<std::vector<float>> rows;
+  double model_s = 0, measured_s = 0;
 };
 
 class Proposer {
@@ -99,38 +117,76 @@ class Proposer {
         const double x = u(rng);
         start = top[static_cast<std::size_t>(x * x * static_cast<double>(top.size()))]->trace;
       }
+      // From scratch: one Env kept for the purpose, so the untransformed nest's moves (the tile
+      // macros among them) are computed once.
+      std::optional<rl::Env> fresh;
       rl::EnvOptions eo = eo_;
       eo.max_steps = std::min<int>(kMaxTraceSteps, static_cast<int>(start.steps.size()) + kExtendSteps);
-      rl::Env env(op_, eo);
-      try {
-        env.reset_to(start);
-      } catch (const Error&) {
-        continue;  // a recorded trace this attune no longer replays
+      if (start.steps.empty()) {
+        if (!scratch_) scratch_.emplace(op_, eo);
+        scratch_->reset();
+      } else {
+        fresh.emplace(op_, eo);
+        try {
+          fresh->reset_to(start);
+        } catch (const Error&) {
+          continue;  // a recorded trace this attune no longer replays
+        }
       }
+      rl::Env& env = fresh ? *fresh : *scratch_;
       const double temperature = first_ ? 0.0 : kTemperature;
       first_ = false;
+      Proposal p;
       while (!env.done()) {
         const auto& moves = env.moves();
         if (moves.size() <= 1) break;
-        env.step(choose(agent_, moves, temperature, eo_.cost.lanes, rng));
+        const std::size_t i = choose(agent_, moves, temperature, eo_.cost.lanes, rng);
+        if (!moves[i].stop) p.rows.push_back(moves[i].input);
+        env.step(i);
       }
-      Proposal p;
       p.trace = env.trace();
       p.text = trace_to_string(p.trace);
       p.hash = content_hash(p.text);
       p.model_s = env.seconds();
+      initial_s_ = env.initial_seconds();
       if (!known.insert(p.hash).second) continue;
       out.push_back(std::move(p));
     }
     return out;
   }
 
+  double initial_seconds() const { return initial_s_; }
+
  private:
   const Op& op_;
   const rl::Agent& agent_;
   rl::EnvOptions eo_;
   bool first_ = true;
+  double initial_s_ = 0;
+  std::optional<rl::Env> scratch_;
 };
+
+// kOnlineSteps gradient steps towards the measured rewards (see the top of the file).
+void learn_from_measurements(rl::Agent& agent, const std::vector<MeasuredEpisode>& episodes, double initial_model_s,
+                             std::mt19937_64& rng) {
+  if (episodes.empty() || initial_model_s <= 0) return;
+  double mean_log_ratio = 0;
+  for (const auto& e : episodes) mean_log_ratio += std::log(e.measured_s / e.model_s);
+  mean_log_ratio /= static_cast<double>(episodes.size());
+  std::vector<rl::Transition> ts;
+  for (const auto& e : episodes) {
+    const float r = static_cast<float>(std::log(initial_model_s / e.measured_s) + mean_log_ratio);
+    for (const auto& row : e.rows) ts.push_back(rl::Transition{row, r, true, {}});
+  }
+  if (ts.empty()) return;
+  std::uniform_int_distribution<std::size_t> pick(0, ts.size() - 1);
+  for (int k = 0; k < kOnlineSteps; ++k) {
+    std::vector<const rl::Transition*> batch;
+    for (std::size_t j = 0; j < std::min(kOnlineBatch, ts.size()); ++j) batch.push_back(&ts[pick(rng)]);
+    agent.learn(batch);
+  }
+  agent.sync_target();
+}
 
 }  // namespace
 
@@ -164,6 +220,7 @@ TuneResult tune_rl(const Op& op, const TuneOptions& o) {
   eo.cost.threads = threads;
   eo.cost.lanes = co.vector_bits / 32;
   Proposer proposer(op, agent, eo);
+  std::vector<MeasuredEpisode> measured_episodes;
 
   // Resume: the measured rl traces are where later episodes start.
   std::vector<Measured> pool;
@@ -257,8 +314,12 @@ TuneResult tune_rl(const Op& op, const TuneOptions& o) {
       if (out_of_time()) break;
       const auto m = runner.measure_batch(op, std::vector<BuildResult>{builds[j]}, mo).at(0);
       ++res.measured;
-      record(props[built[j]], m, arts[j].flags);
+      const Proposal& p = props[built[j]];
+      record(p, m, arts[j].flags);
+      if (m.ok() && m.median_s > 0 && p.model_s > 0 && !p.rows.empty())
+        measured_episodes.push_back({p.rows, p.model_s, m.median_s});
     }
+    learn_from_measurements(agent, measured_episodes, proposer.initial_seconds(), rng);
   }
 
   res.elapsed_s = seconds_since(t0);

@@ -27,7 +27,7 @@ echo "$out" | grep -q "5 this run, 0 resumed"
 "$attune" best "$spec" --db "$db" --json | grep -q '"status":"ok"'
 "$attune" export --jsonl --db "$db" > "$tmp/all.jsonl"
 test "$(grep -c '"strategy":"rl"' "$tmp/all.jsonl")" -eq 5
-grep -q '"space":"rl-v1"' "$tmp/all.jsonl"
+grep -q '"space":"rl-v2"' "$tmp/all.jsonl"
 # Resume: 3 more, none measured twice.
 out=$("$attune" tune "$spec" --strategy rl --policy "$tmp/p.pt" --trials 8 --db "$db" --threads 1 2>&1)
 echo "$out" | grep -q "3 this run, 5 resumed"

@@ -2,8 +2,9 @@
 // action space, legal_actions() under the agent's default ActionSpace) on every op family are
 // lowered, built, run and compared with the reference evaluator. Moves are drawn kind first
 // (uniformly among the kinds with a legal move, `stop` excluded), so every transformation kind
-// the agent can emit is exercised — the test checks that each kind occurred — and the greedy
-// episode of a (random-weight) agent is checked too.
+// the agent can emit is exercised — the test checks that each kind occurred, the tile macros
+// (rl.hpp) counting as one more kind — and the greedy episode of a (random-weight) agent is
+// checked too.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -30,18 +31,22 @@ const char* const kSpecs[] = {
     "conv2d_capsule:N=1,H=5,W=5,C=2,K=4,R=3,S=3,stride=2,pad=1,capsule=2",
 };
 
-// One episode of up to `steps` moves, kind first.
-Trace kind_balanced_episode(const Op& op, int steps, std::mt19937_64& rng) {
+// One episode of up to `steps` moves, kind first (the tile macros count as one more kind, -1),
+// or when `macro_first` a random tile macro first. Counts the macro moves it took in `macros`.
+Trace kind_balanced_episode(const Op& op, int steps, std::mt19937_64& rng, bool macro_first, int& macros) {
   rl::Env env(op, rl::EnvOptions{.max_steps = steps});
   while (!env.done()) {
-    std::map<TransformKind, std::vector<std::size_t>> by_kind;
+    std::map<int, std::vector<std::size_t>> by_kind;
     const auto& moves = env.moves();
     for (std::size_t i = 0; i < moves.size(); ++i)
-      if (!moves[i].stop) by_kind[moves[i].action.kind].push_back(i);
+      if (!moves[i].stop) by_kind[moves[i].macro ? -1 : static_cast<int>(moves[i].action.kind)].push_back(i);
     if (by_kind.empty()) break;
     auto it = by_kind.begin();
-    std::advance(it, std::uniform_int_distribution<std::size_t>(0, by_kind.size() - 1)(rng));
-    env.step(it->second[std::uniform_int_distribution<std::size_t>(0, it->second.size() - 1)(rng)]);
+    if (macro_first && env.steps_taken() == 0 && by_kind.count(-1)) it = by_kind.find(-1);
+    else std::advance(it, std::uniform_int_distribution<std::size_t>(0, by_kind.size() - 1)(rng));
+    const std::size_t i = it->second[std::uniform_int_distribution<std::size_t>(0, it->second.size() - 1)(rng)];
+    macros += moves[i].macro ? 1 : 0;
+    env.step(i);
   }
   return env.trace();
 }
@@ -51,10 +56,11 @@ TEST(RlActions, EveryKindTheAgentEmitsEqualsTheReference) {
   std::set<TransformKind> kinds;
   std::mt19937_64 rng(8);
   const rl::Agent agent(rl::AgentOptions{.seed = 2});
+  int macros = 0;
   for (const char* spec : kSpecs) {
     const Op op = op_from_cli(spec);
     std::vector<Trace> traces;
-    for (int i = 0; i < 8; ++i) traces.push_back(kind_balanced_episode(op, 12, rng));
+    for (int i = 0; i < 8; ++i) traces.push_back(kind_balanced_episode(op, 12, rng, i < 3, macros));
     traces.push_back(rl::greedy_rollout(agent, op, rl::EnvOptions{.max_steps = 12}).trace);
     std::vector<Artifact> arts;
     for (const auto& t : traces) {
@@ -71,6 +77,7 @@ TEST(RlActions, EveryKindTheAgentEmitsEqualsTheReference) {
   }
   for (TransformKind k : all_transform_kinds())
     EXPECT_TRUE(kinds.count(k)) << "no episode emitted " << transform_kind_name(k);
+  EXPECT_GE(macros, 10) << "too few episodes played a tile macro";
 }
 
 }  // namespace

@@ -18,14 +18,54 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("attune_rl_test_" + name)).string();
 }
 
-TEST(RlEnv, MovesAreTheLegalActionsThenStop) {
-  Env env(op_from_cli("conv2d:N=1,H=8,W=8,C=4,K=8,R=3,S=3,stride=1,pad=1,layout=NHWC"));
+TEST(RlEnv, MovesAreTheLegalActionsThenTheTileMacrosThenStop) {
+  const Op op = op_from_cli("conv2d:N=1,H=8,W=8,C=4,K=8,R=3,S=3,stride=1,pad=1,layout=NHWC");
+  Env env(op);
   const auto legal = legal_actions(env.nest());
+  const auto macros = tile_macros(op);
+  ASSERT_FALSE(macros.empty());
   const auto& moves = env.moves();
-  ASSERT_EQ(moves.size(), legal.size() + 1);
-  for (std::size_t i = 0; i < legal.size(); ++i) EXPECT_EQ(moves[i].action, legal[i]);
+  ASSERT_EQ(moves.size(), legal.size() + macros.size() + 1);
+  for (std::size_t i = 0; i < legal.size(); ++i) {
+    EXPECT_EQ(moves[i].action, legal[i]);
+    EXPECT_FALSE(moves[i].macro);
+  }
+  for (std::size_t i = 0; i < macros.size(); ++i) {
+    const Move& m = moves[legal.size() + i];
+    ASSERT_TRUE(m.macro);
+    EXPECT_EQ(m.macro->steps, macros[i].steps);
+    EXPECT_EQ(*m.next, replay(op, macros[i].steps));
+  }
   EXPECT_TRUE(moves.back().stop);
   for (const auto& m : moves) EXPECT_EQ(m.input.size(), static_cast<std::size_t>(kFeatures));
+
+  // A macro is one move; its steps all go on the trace. Afterwards only primitive moves remain.
+  env.step(legal.size());
+  EXPECT_EQ(env.steps_taken(), 1);
+  EXPECT_EQ(env.trace(), macros[0].steps);
+  for (const auto& m : env.moves()) EXPECT_FALSE(m.macro);
+  // Macros can be switched off.
+  Env plain(op, EnvOptions{.macros = false});
+  EXPECT_EQ(plain.moves().size(), legal.size() + 1);
+}
+
+// Every macro's steps apply one after the other from the untransformed nest, and its register
+// tile fits the vector registers.
+TEST(RlEnv, TileMacrosAreLegalStepByStep) {
+  for (const char* spec : {"gemm:M=64,N=64,K=64", "depthwise_conv2d:N=1,H=12,W=12,C=16,R=3,S=3,stride=2,pad=1,layout=NHWC",
+                           "conv1d:N=1,L=14,C=4,K=8,R=3,stride=2,pad=1", "conv2d_capsule:N=1,H=5,W=5,C=2,K=4,R=3,S=3,stride=2,pad=1,capsule=2"}) {
+    const Op op = op_from_cli(spec);
+    const auto macros = tile_macros(op);
+    EXPECT_FALSE(macros.empty()) << spec;
+    for (const auto& m : macros) {
+      LoopNest nest = initial_nest(op);
+      for (const auto& s : m.steps.steps) {
+        ASSERT_TRUE(applicable(nest, s).ok) << spec << ": " << s.str();
+        nest = apply(nest, s);
+      }
+      EXPECT_LE(m.row_tile * ((m.vec_tile + 7) / 8), 14) << spec;
+    }
+  }
 }
 
 // Whatever the network says and however much it explores, every move it takes is legal.
@@ -40,7 +80,13 @@ TEST(RlAgent, NeverPicksAnIllegalAction) {
         const auto& moves = env.moves();
         const std::size_t i = agent.act(moves, eps, rng);
         ASSERT_LT(i, moves.size());
-        if (!moves[i].stop) {
+        if (moves[i].macro) {
+          LoopNest nest = env.nest();
+          for (const auto& s : moves[i].macro->steps.steps) {
+            ASSERT_TRUE(applicable(nest, s).ok) << s.str();
+            nest = apply(nest, s);
+          }
+        } else if (!moves[i].stop) {
           const auto legal = legal_actions(env.nest());
           EXPECT_NE(std::find(legal.begin(), legal.end(), moves[i].action), legal.end()) << moves[i].action.str();
           EXPECT_TRUE(applicable(env.nest(), moves[i].action).ok) << moves[i].action.str();
