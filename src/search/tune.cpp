@@ -153,6 +153,8 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   const std::string target_name = tuning_target_name(o.target);
   if (target.kind != TargetKind::cpu && !vta)
     throw Error("tuning on target '" + target.name + "' is not available yet: only cpu targets are measured");
+  if (vta && (o.mappings == "on" || o.mappings == "only"))
+    throw Error("--mappings " + o.mappings + ": on VTA the op is mapped onto the GEMM core by the VTA knobs themselves");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : cores;
   const int budget = o.trials > 0 ? o.trials : INT_MAX;

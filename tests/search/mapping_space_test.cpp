@@ -217,6 +217,9 @@ TEST(TuneMappings, EveryTensorizedCandidateIsVerified) {
   o.mappings = "on";
   o.strategy = "ml2";
   EXPECT_THROW(tune(op, o), Error);
+  o.strategy = "evolutionary";
+  o.target = "vta";  // the VTA knobs are its mapping
+  EXPECT_THROW(tune(op_from_cli("gemm:M=16,N=16,K=16,dtype=i8"), o), Error);
 }
 
 }  // namespace
