@@ -39,6 +39,7 @@
 #include "attune/rl.hpp"
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
+#include "search/progress.hpp"
 #include "search/rl_tune.hpp"
 
 namespace attune {
@@ -244,17 +245,8 @@ TuneResult tune_rl(const Op& op, const TuneOptions& o) {
 
   auto out_of_time = [&] { return o.time_s > 0 && seconds_since(t0) >= o.time_s; };
   auto report = [&] {
-    if (!o.on_progress) return;
-    TuneProgress p;
-    p.trials = static_cast<int>(counts.trials);
-    p.budget = o.trials > 0 ? o.trials : 0;
-    p.valid = static_cast<int>(counts.valid);
-    p.best_time_s = best_s.value_or(0);
-    p.best_gflops = best_s ? gflops_of(op, *best_s) : 0;
-    p.elapsed_s = seconds_since(t0);
-    if (o.trials > 0 && res.trials_run > 0)
-      p.eta_s = p.elapsed_s / res.trials_run * std::max<double>(0, budget - p.trials);
-    o.on_progress(p);
+    if (o.on_progress)
+      o.on_progress(tune_progress(op, o, counts, best_s, seconds_since(t0), res.trials_run, budget));
   };
   auto record = [&](const Proposal& c, const Measurement& m, const std::vector<std::string>& flags) {
     Record r;

@@ -28,6 +28,7 @@
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
 #include "attune/tuner.hpp"
+#include "search/progress.hpp"
 #include "search/rl_tune.hpp"
 
 namespace attune {
@@ -205,21 +206,8 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     return counts.trials >= budget || (o.time_s > 0 && seconds_since(t0) >= o.time_s);
   };
   auto report = [&] {
-    if (!o.on_progress) return;
-    TuneProgress p;
-    p.trials = static_cast<int>(counts.trials);
-    p.budget = o.trials > 0 ? o.trials : 0;
-    p.valid = static_cast<int>(counts.valid);
-    p.best_time_s = best_s.value_or(0);
-    p.best_gflops = best_s ? gflops_of(op, *best_s) : 0;
-    p.elapsed_s = seconds_since(t0);
-    if (o.time_s > 0) p.eta_s = std::max(0.0, o.time_s - p.elapsed_s);
-    if (o.trials > 0 && res.trials_run > 0) {
-      const double per = p.elapsed_s / res.trials_run;
-      const double eta = per * std::max(0, budget - p.trials);
-      p.eta_s = p.eta_s < 0 ? eta : std::min(p.eta_s, eta);
-    }
-    o.on_progress(p);
+    if (o.on_progress)
+      o.on_progress(tune_progress(op, o, counts, best_s, seconds_since(t0), res.trials_run, budget));
   };
   std::optional<Buffer> vta_reference;  // VTA: the evaluator's output, computed once
   auto record = [&](const Candidate& c, const Measurement& m, const nlohmann::json& hidden = nullptr,
