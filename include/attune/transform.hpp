@@ -19,6 +19,9 @@
 //                                            ("root" = the whole function) into a local buffer whose
 //                                            dimensions are the loops in `layout` (empty = the loops
 //                                            the read uses, outermost first); reads are redirected
+//                                            padded (optional, "root" only): keep the tensor's own
+//                                            dimensions, each widened to the range its index spans,
+//                                            so a convolution's halo becomes zeros without im2col
 //   cache_write tensor, at                   accumulates the output tile below `at` in a local
 //                                            buffer, written back at the end of `at`'s body
 #pragma once
@@ -44,6 +47,7 @@ struct Transform {
   std::string tensor;                  // pack, cache_write
   std::string at;                      // pack, cache_write
   std::vector<std::string> layout;     // pack
+  bool padded = false;                 // pack: the tensor's own layout plus a zero halo
 
   static Transform split(std::string loop, std::vector<std::int64_t> factors);
   static Transform reorder(std::vector<std::string> loops);
@@ -52,6 +56,7 @@ struct Transform {
   static Transform vectorize(std::string loop);
   static Transform parallel(std::string loop);
   static Transform pack(std::string tensor, std::string at, std::vector<std::string> layout = {});
+  static Transform pack_padded(std::string tensor);  // pack at "root" in the tensor's layout
   static Transform cache_write(std::string tensor, std::string at);
 
   std::string str() const;  // "split(k, [8, 16])"

@@ -72,6 +72,10 @@ class Space {
   virtual std::string arm_name(int arm) const { return "arm " + std::to_string(arm); }
   virtual bool knob_used(const Config& c, std::size_t k) const { return true; }
   nlohmann::json describe(const Config& c) const;  // {"knob": value, ...} over the used knobs
+  // A few configs the tuning loop measures first, before any strategy proposes (the space's
+  // prior: the register-tile micro-kernels its codegen is known to run well). They are
+  // measured and recorded like any other candidate; none is assumed to be good.
+  virtual std::vector<Config> seed_configs() const { return {}; }
   // Uniform over admissible configs by rejection; an armed space draws the arm first.
   virtual Config random_config(std::mt19937_64& rng) const;
   std::size_t size() const;  // product of choice counts (saturating)

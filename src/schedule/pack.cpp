@@ -7,6 +7,11 @@
 // copy zeros, so padding checks leave the compute loop. A read that repeats an element for
 // several loop values (a convolution window) duplicates it: that is im2col, by choice.
 //
+// padded: instead of one dimension per loop, the buffer keeps the tensor's own dimensions, each
+// widened to the range its index expression spans over the whole nest (so only at "root"). A
+// convolution's input then gets its halo as zeros, once, without the duplication of im2col, and
+// the compute loop reads it with no bounds checks. Needs every index dimension undivided.
+//
 // Preconditions: `tensor` is an input of the Op read by some update below `at` ("root": the
 // whole function), always through one and the same access; the access uses no variable bound by
 // a fused loop below `at`; `at` is not vectorized or unrolled; `layout` is a permutation of the
@@ -31,6 +36,7 @@ const std::vector<Node>& scope_body(const LoopNest& nest, const std::string& at)
 struct PackPlan {
   Access access;                     // the one read of the tensor below `at`
   std::vector<std::string> layout;   // loops of the packed dimensions
+  std::vector<Range> ranges;         // padded: the span of each tensor dimension's index
   std::string why;
 };
 
@@ -85,6 +91,25 @@ PackPlan plan(const LoopNest& nest, const Transform& t) {
     p.why = "'" + t.tensor + "' is not read below '" + t.at + "'";
     return p;
   }
+  if (t.padded) {
+    if (t.at != "root") {
+      p.why = "a padded pack covers the whole function: at must be 'root'";
+    } else if (!t.layout.empty()) {
+      p.why = "a padded pack keeps the tensor's layout: give no layout";
+    } else {
+      std::int64_t n = 1;
+      for (const auto& e : p.access.index) {
+        if (e.divisor != 1) {
+          p.why = "a padded pack needs undivided indices; '" + t.tensor + "' is read at a strided point";
+          return p;
+        }
+        p.ranges.push_back(range_of(nest, e));
+        n *= p.ranges.back().hi - p.ranges.back().lo + 1;
+      }
+      if (n > kMaxPackElements) p.why = "packed buffer would hold " + std::to_string(n) + " elements";
+    }
+    return p;
+  }
   if (t.layout.empty()) {
     p.layout = order;
   } else {
@@ -112,8 +137,47 @@ Applicability pack_check(const LoopNest& nest, const Transform& t) {
   return p.why.empty() ? Applicability::yes() : Applicability::no(p.why);
 }
 
+namespace {
+
+// buf[d0, d1, ...] = tensor[d0 + lo0, d1 + lo1, ...] over the padded ranges; reads redirected.
+LoopNest pack_padded_apply(const LoopNest& in, const Transform& t, const PackPlan& p) {
+  LoopNest nest = in;
+  const std::string buf = fresh_buffer_name(nest, t.tensor + "_p");
+  BufferDecl decl;
+  decl.name = buf;
+  decl.dtype = nest.op.tensor(t.tensor).dtype;
+  decl.kind = BufferKind::local;
+  Access packed{buf, {}}, src{t.tensor, {}}, dst{buf, {}};
+  std::vector<std::string> copy_vars;
+  for (std::size_t d = 0; d < p.ranges.size(); ++d) {
+    decl.shape.push_back(p.ranges[d].hi - p.ranges[d].lo + 1);
+    packed.index.push_back(p.access.index[d] + AffineExpr::constant_of(-p.ranges[d].lo));
+    copy_vars.push_back("d" + std::to_string(d) + "@" + buf);
+    dst.index.push_back(AffineExpr::var(copy_vars.back()));
+    src.index.push_back(AffineExpr::var(copy_vars.back()) + AffineExpr::constant_of(p.ranges[d].lo));
+  }
+  Stmt copy;
+  copy.kind = StmtKind::copy;
+  copy.dst = dst;
+  copy.srcs = {src};
+  Node copy_nest = Node::make_stmt(copy);
+  for (std::size_t d = p.ranges.size(); d-- > 0;)
+    copy_nest = Node::make_loop(copy_vars[d], decl.shape[d], {std::move(copy_nest)});
+  for_each_stmt_mut(nest.body, [&](Stmt& s) {
+    if (s.kind != StmtKind::update) return;
+    for (auto& a : s.srcs)
+      if (a == p.access) a = packed;
+  });
+  nest.body.insert(nest.body.begin(), std::move(copy_nest));
+  nest.buffers.push_back(decl);
+  return nest;
+}
+
+}  // namespace
+
 LoopNest pack_apply(const LoopNest& in, const Transform& t) {
   const auto p = plan(in, t);
+  if (t.padded) return pack_padded_apply(in, t, p);
   LoopNest nest = in;
   const std::string buf = fresh_buffer_name(nest, t.tensor + "_p");
 

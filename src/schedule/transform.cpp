@@ -91,6 +91,11 @@ Transform Transform::pack(std::string tensor, std::string at, std::vector<std::s
   t.layout = std::move(layout);
   return t;
 }
+Transform Transform::pack_padded(std::string tensor) {
+  Transform t = pack(std::move(tensor), "root");
+  t.padded = true;
+  return t;
+}
 Transform Transform::cache_write(std::string tensor, std::string at) {
   Transform t;
   t.kind = TransformKind::cache_write;
@@ -109,7 +114,8 @@ std::string Transform::str() const {
     }
     case TransformKind::reorder: return n + "(" + join(loops) + ")";
     case TransformKind::pack:
-      return n + "(" + tensor + ", at " + at + (layout.empty() ? "" : ", layout [" + join(layout) + "]") + ")";
+      return n + "(" + tensor + ", at " + at + (layout.empty() ? "" : ", layout [" + join(layout) + "]") +
+             (padded ? ", padded" : "") + ")";
     case TransformKind::cache_write: return n + "(" + tensor + ", at " + at + ")";
     default: return n + "(" + loop + ")";
   }
@@ -135,6 +141,7 @@ nlohmann::json to_json(const Transform& t) {
       j["tensor"] = t.tensor;
       j["at"] = t.at;
       j["layout"] = t.layout;
+      if (t.padded) j["padded"] = true;  // absent otherwise: older traces keep their text
       break;
     case TransformKind::cache_write: j["tensor"] = t.tensor; j["at"] = t.at; break;
     default: j["loop"] = t.loop; break;
@@ -172,6 +179,7 @@ Transform transform_from_json(const nlohmann::json& j) {
         t.tensor = field<std::string>(j, "tensor", where);
         t.at = field<std::string>(j, "at", where);
         if (j.contains("layout")) t.layout = field<std::vector<std::string>>(j, "layout", where);
+        if (j.contains("padded")) t.padded = field<bool>(j, "padded", where);
         break;
       case TransformKind::cache_write:
         t.tensor = field<std::string>(j, "tensor", where);

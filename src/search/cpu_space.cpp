@@ -1,7 +1,8 @@
 // The CPU schedule space: a register-blocked micro-kernel generalised to every contraction.
 //
-// The output's contiguous dimension V (its last index, a single variable) is split into a
-// vector tile; another spatial variable U (a knob) into a tile of rows that is unrolled; the
+// The vector dimension V (a knob: the output's last index, or for short ones such as NCHW's
+// w, a spatial variable the same inputs do not read, such as the output channels) is split
+// into a vector tile; another spatial variable U (a knob) into a tile of rows that is unrolled; the
 // largest reduction may be split (and its outer part hoisted above the spatial tiles, GEMM
 // panel style); the output tile accumulates in a local buffer that the code generator keeps in
 // registers; each input may be packed at one of several levels; the outermost spatial loop may
@@ -17,9 +18,12 @@
 
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "attune/error.hpp"
 #include "attune/features.hpp"
 #include "attune/tuner.hpp"
+#include "schedule/analysis.hpp"
 
 namespace attune {
 
@@ -29,19 +33,40 @@ class CpuSpace final : public Space {
  public:
   CpuSpace(const Op& op, int threads) : op_(op) {
     // V: the output's last index when it is a plain variable (else the last spatial var).
+    std::string natural;
     const auto& last = op.output.index.back();
     for (const auto& [v, c] : last.terms)
-      if (c == 1 && !op.is_reduction(v)) vec_ = v;
-    if (vec_.empty()) vec_ = op.spatial_vars().back();
-    for (const auto& s : op.spatial_vars())
-      if (s != vec_ && op.var(s).extent > 1) rows_.push_back(s);
+      if (c == 1 && !op.is_reduction(v)) natural = v;
+    if (natural.empty()) natural = op.spatial_vars().back();
+    vecs_.push_back(natural);
+    // When the natural V is short (NCHW convolutions: w = 56 ... 7), a spatial variable that
+    // no input read by V uses may be the vector instead (NCHW's output channels k): those
+    // inputs are then broadcast, the others packed so V is contiguous, and the output tile is
+    // written back lane by lane.
+    if (op.var(natural).extent < 64)
+      for (const auto& x : op.spatial_vars()) {
+        const std::int64_t e = op.var(x).extent;
+        if (x == natural || e < 16 || e % 8 != 0) continue;
+        bool shares = false;
+        for (const auto& a : op.inputs) {
+          bool has_v = false, has_x = false;
+          for (const auto& ix : a.index) has_v = has_v || ix.uses(natural), has_x = has_x || ix.uses(x);
+          shares = shares || (has_v && has_x);
+        }
+        if (!shares) vecs_.push_back(x);
+      }
     for (const auto& r : op.reduction_vars())
       if (red_.empty() || op.var(r).extent > op.var(red_).extent) red_ = r;
     inputs_ = op.input_tensors();
     if (op.epilogue.bias) std::erase(inputs_, op.epilogue.bias->tensor);
 
-    const std::int64_t ev = op.var(vec_).extent;
-    Knob vt{"vec_tile", {}, "vector tile of " + vec_};
+    std::int64_t ev = 0;
+    std::string names;
+    for (const auto& v : vecs_) ev = std::max(ev, op.var(v).extent), names += (names.empty() ? "" : "|") + v;
+    Knob vv{"vec_var", {}, "the vector dimension: " + names};
+    for (std::size_t i = 0; i < vecs_.size(); ++i) vv.choices.push_back(static_cast<std::int64_t>(i));
+    knobs_.push_back(vv);
+    Knob vt{"vec_tile", {}, "vector tile (lanes of the vector dimension in the register tile)"};
     for (std::int64_t t : {8, 16, 24, 32})
       if (t <= (ev + 7) / 8 * 8) vt.choices.push_back(t);
     if (vt.choices.empty()) vt.choices.push_back(ev);
@@ -49,13 +74,16 @@ class CpuSpace final : public Space {
     // An L2 block of the vector dimension (GEMM's NC): the hoisted reduction panel of the
     // packed input then covers only this many columns, so it stays in L2 while the row tiles
     // sweep it. 0: no block. Rounded down to a multiple of the vector tile when expanded.
-    Knob vb{"vec_block", {0}, "columns of " + vec_ + " per cache block (0: none)"};
+    Knob vb{"vec_block", {0}, "columns of the vector dimension per cache block (0: none)"};
     for (std::int64_t b : {64, 128, 256, 512})
       if (b * 2 <= ev) vb.choices.push_back(b);
     knobs_.push_back(vb);
 
+    // Every choice of V leaves the same number of row candidates (the other spatial vars).
+    std::size_t n_rows = 0;
+    for (const auto& x : op.spatial_vars()) n_rows += x != natural && op.var(x).extent > 1;
     Knob rv{"row_var", {}, "spatial variable of the unrolled rows"};
-    for (std::size_t i = 0; i < std::max<std::size_t>(rows_.size(), 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < std::max<std::size_t>(n_rows, 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
     knobs_.push_back(rv);
     knobs_.push_back({"row_tile", {1, 2, 3, 4, 5, 6, 8}, "rows in the register tile"});
 
@@ -66,21 +94,38 @@ class CpuSpace final : public Space {
     knobs_.push_back(rs);
     knobs_.push_back({"red_hoist", {0, 1}, "outer part of the split reduction above the spatial tiles"});
     knobs_.push_back({"tile_order", {0, 1}, "0: rows tile outside the vector tile, 1: inside"});
-    for (const auto& t : inputs_)
-      knobs_.push_back({"pack_" + t, {0, 1, 2, 3}, "pack " + t + ": 0 no, 1 at the tile, 2 at the outer tile, 3 once"});
+    // Level 4 (a padded copy in the tensor's own layout) only where the read leaves the tensor.
+    const LoopNest initial = initial_nest(op);
+    for (const auto& t : inputs_) {
+      Knob k{"pack_" + t, {0, 1, 2, 3}, "pack " + t + ": 0 no, 1 at the tile, 2 at the outer tile, 3 once"};
+      if (reads_outside(initial, t)) k.choices.push_back(4), k.help += ", 4 a zero-padded copy";
+      knobs_.push_back(k);
+    }
     knobs_.push_back({"parallel", threads > 1 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0},
                       "0 serial, 1 outermost spatial loop, 2 fused with its child"});
   }
 
-  std::string version() const override { return "cpu-v2"; }
+  std::string version() const override { return "cpu-v3"; }
+  // "cpu-v2" had no vec_var knob (its V was always the natural one, choice 0 here) and a subset
+  // of the other knobs' choices in the same order: its configs are this space's with V = 0.
+  std::optional<Config> config_from_record(const nlohmann::json& f) const override {
+    if (auto c = Space::config_from_record(f)) return c;
+    if (!f.is_object() || f.value("space", "") != "cpu-v2" || !f.contains("config")) return {};
+    nlohmann::json g = f;
+    g["space"] = version();
+    auto& cfg = g["config"];
+    if (!cfg.is_array()) return {};
+    cfg.insert(cfg.begin(), 0);
+    return Space::config_from_record(g);
+  }
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
   // The accumulator tile must fit the 16 vector registers (with room for operands), or the
   // code generator cannot keep it there and the micro-kernel runs from memory.
   bool admissible(const Config& c) const override {
-    const std::int64_t tv = knobs_[0].choices.at(static_cast<std::size_t>(c[0]));
-    const std::int64_t tu = rows_.empty() ? 1 : knobs_[3].choices.at(static_cast<std::size_t>(c[3]));
-    const std::int64_t vb = knobs_[1].choices.at(static_cast<std::size_t>(c[1]));
+    const std::int64_t tv = vec_tile(c);
+    const std::int64_t tu = rows_for(vec_of(c)).empty() ? 1 : knobs_[4].choices.at(static_cast<std::size_t>(c[4]));
+    const std::int64_t vb = knobs_[2].choices.at(static_cast<std::size_t>(c[2]));
     // A block must hold at least two vector tiles (else it is no block, spelled otherwise).
     return tu * ((tv + 7) / 8) <= 14 && (vb == 0 || vb >= 2 * tv);
   }
@@ -97,18 +142,20 @@ class CpuSpace final : public Space {
     const std::string out = op_.output.tensor;
 
     // Vector tile.
-    const std::int64_t ev = op_.var(vec_).extent, tv = val("vec_tile");
+    const std::string vec = vec_of(c);
+    const std::vector<std::string> rows = rows_for(vec);
+    const std::int64_t ev = op_.var(vec).extent, tv = vec_tile(c);
     const std::int64_t nb = val("vec_block") / tv * tv;  // columns per block, whole tiles
-    std::string vb, vo, vi = vec_;
+    std::string vb, vo, vi = vec;
     if (tv < ev && nb > tv && nb < ev) {
-      s.push_back(Transform::split(vec_, {(ev + nb - 1) / nb, nb / tv, tv}));
-      vb = vec_ + ".0", vo = vec_ + ".1", vi = vec_ + ".2";
+      s.push_back(Transform::split(vec, {(ev + nb - 1) / nb, nb / tv, tv}));
+      vb = vec + ".0", vo = vec + ".1", vi = vec + ".2";
     } else if (tv < ev) {
-      s.push_back(Transform::split(vec_, {(ev + tv - 1) / tv, tv}));
-      vo = vec_ + ".0", vi = vec_ + ".1";
+      s.push_back(Transform::split(vec, {(ev + tv - 1) / tv, tv}));
+      vo = vec + ".0", vi = vec + ".1";
     }
     // Row tile.
-    std::string u = rows_.empty() ? "" : rows_.at(static_cast<std::size_t>(val("row_var")) % rows_.size());
+    std::string u = rows.empty() ? "" : rows.at(static_cast<std::size_t>(val("row_var")) % rows.size());
     std::string uo, ui;
     if (!u.empty()) {
       const std::int64_t eu = op_.var(u).extent, tu = val("row_tile");
@@ -137,7 +184,7 @@ class CpuSpace final : public Space {
     // Loop order.
     std::vector<std::string> outer;
     for (const auto& v : op_.spatial_vars())
-      if (v != vec_ && v != u) outer.push_back(v);
+      if (v != vec && v != u) outer.push_back(v);
     std::vector<std::string> tiles;
     for (const auto& x : val("tile_order") == 0 ? std::vector<std::string>{uo, vo} : std::vector<std::string>{vo, uo})
       if (!x.empty()) tiles.push_back(x);
@@ -172,6 +219,7 @@ class CpuSpace final : public Space {
       if (level == 1 && !acc_at.empty()) s.push_back(Transform::pack(in, acc_at));
       if (level == 2 && !outer_tile.empty()) s.push_back(Transform::pack(in, outer_tile));
       if (level == 3) s.push_back(Transform::pack(in, "root"));
+      if (level == 4) s.push_back(Transform::pack_padded(in));
     }
     // Parallel: the outermost spatial loop, optionally fused with its child.
     const std::int64_t par = val("parallel");
@@ -181,11 +229,11 @@ class CpuSpace final : public Space {
         const auto dot = l.find('.');
         const std::int64_t e = op_.var(l.substr(0, dot)).extent;
         if (dot == std::string::npos) return e;
-        if (!vb.empty() && l.substr(0, dot) == vec_) {  // the three-way split of the vector dimension
+        if (!vb.empty() && l.substr(0, dot) == vec) {  // the three-way split of the vector dimension
           if (l == vb) return (e + nb - 1) / nb;
           return l == vo ? nb / tv : tv;
         }
-        const std::int64_t inner = l.substr(0, dot) == vec_ ? tv : l.substr(0, dot) == red_ ? ks : val("row_tile");
+        const std::int64_t inner = l.substr(0, dot) == vec ? tv : l.substr(0, dot) == red_ ? ks : val("row_tile");
         return l.substr(dot) == ".0" ? (e + inner - 1) / inner : inner;
       };
       std::string first;
@@ -205,6 +253,45 @@ class CpuSpace final : public Space {
     return t;
   }
 
+  // For each choice of the vector dimension, plain register tiles of 8x8, 6x16 and 4x16
+  // (rows x lanes): inputs that the vector dimension walks with a stride are packed once (so
+  // the tile's loads are contiguous), inputs read outside their bounds get the padded copy, and
+  // the outermost loop runs in parallel when there are threads for it.
+  std::vector<Config> seed_configs() const override {
+    std::vector<Config> out;
+    auto at = [&](const std::string& name) {
+      for (std::size_t i = 0; i < knobs_.size(); ++i)
+        if (knobs_[i].name == name) return i;
+      throw Error("no knob " + name);
+    };
+    auto choice = [&](std::size_t k, std::int64_t value) {
+      const auto& ch = knobs_[k].choices;
+      const auto it = std::find(ch.begin(), ch.end(), value);
+      return it == ch.end() ? -1 : static_cast<int>(it - ch.begin());
+    };
+    for (std::size_t v = 0; v < vecs_.size(); ++v) {
+      for (const auto& [lanes, rows] : {std::pair{8, 8}, {16, 6}, {16, 4}}) {
+        Config c(knobs_.size(), 0);
+        c[at("vec_var")] = static_cast<int>(v);
+        const int vt = choice(at("vec_tile"), lanes), rt = choice(at("row_tile"), rows);
+        if (vt < 0 || rt < 0) continue;
+        c[at("vec_tile")] = vt;
+        c[at("row_tile")] = rt;
+        for (const auto& in : inputs_) {
+          const std::size_t k = at("pack_" + in);
+          int level = 0;
+          for (const auto& a : op_.inputs)
+            if (a.tensor == in && strided_in(a, vecs_[v])) level = 3;
+          if (level == 0 && knobs_[k].choices.size() > 4) level = 4;
+          c[k] = level;
+        }
+        c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
+        if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      }
+    }
+    return out;
+  }
+
   // Knob values, then the static features of the nest the config expands to (NaN where a
   // transformation refuses it: the validity model learns what that pattern means).
   std::vector<float> visible_features(const Config& c) const override {
@@ -220,9 +307,43 @@ class CpuSpace final : public Space {
   }
 
  private:
+  const std::string& vec_of(const Config& c) const { return vecs_.at(static_cast<std::size_t>(c[0])); }
+  // The vector tile, at most the vector dimension rounded up to whole vectors.
+  std::int64_t vec_tile(const Config& c) const {
+    const std::int64_t ev = op_.var(vec_of(c)).extent;
+    return std::min(knobs_[1].choices.at(static_cast<std::size_t>(c[1])), std::max<std::int64_t>((ev + 7) / 8 * 8, 1));
+  }
+  std::vector<std::string> rows_for(const std::string& vec) const {
+    std::vector<std::string> r;
+    for (const auto& x : op_.spatial_vars())
+      if (x != vecs_.front() && op_.var(x).extent > 1) r.push_back(x == vec ? vecs_.front() : x);
+    return r;
+  }
+  // Whether `v` indexes the access anywhere but the last dimension with stride 1.
+  static bool strided_in(const Access& a, const std::string& v) {
+    for (std::size_t d = 0; d < a.index.size(); ++d) {
+      const std::int64_t c = a.index[d].coeff(v);
+      if (c != 0 && (d + 1 != a.index.size() || c != 1)) return true;
+    }
+    return false;
+  }
+  // Whether some read of `tensor` in the untransformed nest indexes outside it (padding).
+  static bool reads_outside(const LoopNest& nest, const std::string& tensor) {
+    const auto& shape = nest.op.tensor(tensor).shape;
+    for (const auto& a : nest.op.inputs) {
+      if (a.tensor != tensor) continue;
+      for (std::size_t d = 0; d < a.index.size(); ++d) {
+        if (a.index[d].divisor != 1) return false;  // a padded copy cannot serve a strided read
+        const auto r = sched::range_of(nest, a.index[d]);
+        if (r.lo < 0 || r.hi >= shape[d]) return true;
+      }
+    }
+    return false;
+  }
+
   Op op_;
-  std::string vec_, red_;
-  std::vector<std::string> rows_, inputs_;
+  std::string red_;
+  std::vector<std::string> vecs_, inputs_;  // vecs_: the natural vector dimension first
   std::vector<Knob> knobs_;
 };
 

@@ -26,7 +26,7 @@ namespace attune {
 
 namespace {
 
-constexpr const char* kVersion = "cpu-map-v2";
+constexpr const char* kVersion = "cpu-map-v3";
 
 // Whether the host can run code for this emit kind (the arms are measured here).
 bool host_runs(const std::string& emit_kind) {
@@ -165,7 +165,19 @@ class MappingSpace final : public Space {
     return lower_cpu_tensorized(tensorized(c), co.flags);
   }
 
-  // Records of the plain loop-nest space ("cpu-v2") are arm-0 configs here.
+  // The loop-nest space's seeds, as arm-0 configs.
+  std::vector<Config> seed_configs() const override {
+    std::vector<Config> out;
+    if (!nest_) return out;
+    for (const auto& n : nest_->seed_configs()) {
+      Config c(knobs_.size(), 0);
+      std::copy(n.begin(), n.end(), c.begin() + static_cast<std::ptrdiff_t>(nest_at_));
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  // Records of the plain loop-nest space ("cpu-v3") are arm-0 configs here.
   std::optional<Config> config_from_record(const nlohmann::json& f) const override {
     if (auto c = Space::config_from_record(f)) return c;
     if (!nest_ || !f.is_object() || f.value("space", "") != nest_->version()) return {};

@@ -1,7 +1,8 @@
 // The shared tuning loop: propose -> expand -> build in parallel -> measure in isolation ->
 // commit each attempt. Every strategy runs through it; the database makes it resumable.
 //
-// Per round the strategy proposes a batch of configs. Each expands to a trace; a trace the
+// Per round the strategy proposes a batch of configs (the first rounds start with the space's
+// seed configs, see Space::seed_configs). Each expands to a trace; a trace the
 // database already holds for this task is skipped (resume never measures twice), a trace a
 // transformation refuses is recorded `invalid` without building, the rest are lowered and
 // compiled together (jobs = cores), then measured one at a time (so they do not disturb each
@@ -250,10 +251,27 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     record(c, m, hidden, false);
   };
 
+  // The space's seeds go first (those not already in the history of a resumed task).
+  std::vector<Config> seeds;
+  for (auto& c : space->seed_configs()) {
+    const bool tried = std::any_of(history.begin(), history.end(), [&](const Trial& t) { return t.config == c; });
+    if (!tried && space->admissible(c) && std::find(seeds.begin(), seeds.end(), c) == seeds.end()) seeds.push_back(c);
+  }
+  std::reverse(seeds.begin(), seeds.end());  // taken from the back
+
   report();
   while (!out_of_budget()) {
     const int want = std::min<long long>(batch, static_cast<long long>(budget) - counts.trials);
-    auto configs = strategy->propose(*space, history, want * factor, rng);
+    std::vector<Config> configs;
+    while (!seeds.empty() && static_cast<int>(configs.size()) < want) {
+      configs.push_back(seeds.back());
+      seeds.pop_back();
+    }
+    if (static_cast<int>(configs.size()) < want * factor) {
+      auto more = strategy->propose(*space, history, want * factor - static_cast<int>(configs.size()), rng);
+      for (auto& c : more)
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+    }
     std::vector<Candidate> cands;
     for (auto& cfg : configs) {
       Candidate c;

@@ -128,6 +128,31 @@ TEST(Trace, EveryKindRoundTripsThroughJsonAndReplays) {
   EXPECT_EQ(replay(op, trace_from_string(text)), replay(op, t));
 }
 
+// A padded pack keeps the tensor's dimensions, widened by the halo its reads reach.
+TEST(Refusals, PaddedPack) {
+  const Op op = op_from_cli("conv2d:N=1,H=6,W=5,C=3,K=4,R=3,S=3,pad=1,layout=NCHW");
+  const LoopNest n = initial_nest(op);
+  Transform at_loop = Transform::pack("I", "k");
+  at_loop.padded = true;
+  EXPECT_EQ(refusal(n, at_loop), "a padded pack covers the whole function: at must be 'root'");
+  Transform with_layout = Transform::pack_padded("I");
+  with_layout.layout = {"c"};
+  EXPECT_EQ(refusal(n, with_layout), "a padded pack keeps the tensor's layout: give no layout");
+  const Transform t = Transform::pack_padded("I");
+  EXPECT_EQ(t.str(), "pack(I, at root, padded)");
+  const LoopNest p = apply(n, t);
+  const auto* buf = p.buffer("I_p");
+  ASSERT_NE(buf, nullptr);
+  EXPECT_EQ(buf->shape, (std::vector<std::int64_t>{1, 3, 8, 7}));
+  Trace tr;
+  tr.steps = {t};
+  EXPECT_NE(trace_to_string(tr).find("\"padded\":true"), std::string::npos);
+  EXPECT_EQ(trace_from_string(trace_to_string(tr)), tr);
+  // Without the flag the JSON has no "padded" field, so older traces keep their text.
+  tr.steps = {Transform::pack("I", "root")};
+  EXPECT_EQ(trace_to_string(tr).find("padded"), std::string::npos);
+}
+
 TEST(Trace, BadJsonGivesOneLineErrors) {
   EXPECT_THROW(trace_from_string("{"), Error);
   try {

@@ -32,7 +32,7 @@ std::size_t knob_index(const Space& s, const std::string& name) {
 TEST(MappingSpace, GemmHasTheNestArmAndBothMappings) {
   const Op op = op_from_cli("gemm:M=12,N=20,K=9");
   const auto s = make_mapping_space(op, host(), {});
-  EXPECT_EQ(s->version(), "cpu-map-v2");
+  EXPECT_EQ(s->version(), "cpu-map-v3");
   ASSERT_EQ(s->arm_knob(), 0);
   ASSERT_EQ(s->knobs()[0].choices.size(), 3u);  // nest + avx2 mappings #1 (i<-m) and #4 (i<-n)
   EXPECT_EQ(s->arm_name(0), "loop-nest schedules");
@@ -109,7 +109,7 @@ TEST(MappingSpace, ReadsPlainLoopNestRecordsAsArmZero) {
   const auto armed = make_mapping_space(op, host(), {});
   std::mt19937_64 rng(3);
   const Config c = plain->random_config(rng);
-  const nlohmann::json f = {{"space", "cpu-v2"}, {"config", c}};
+  const nlohmann::json f = {{"space", plain->version()}, {"config", c}};
   const auto got = armed->config_from_record(f);
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ((*got)[0], 0);
@@ -210,7 +210,7 @@ TEST(TuneMappings, EveryTensorizedCandidateIsVerified) {
   ASSERT_TRUE(r.best.has_value());
   EXPECT_NE(r.best->trace.find("\"tensorize\""), std::string::npos);
   const Database db = Database::open(db_path, OpenMode::read_only);
-  for (const auto& rec : db.records(r.task_id)) EXPECT_EQ(rec.features.value("space", ""), "cpu-map-v2");
+  for (const auto& rec : db.records(r.task_id)) EXPECT_EQ(rec.features.value("space", ""), "cpu-map-v3");
 
   o.mappings = "bogus";
   EXPECT_THROW(tune(op, o), Error);

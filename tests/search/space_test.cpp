@@ -3,6 +3,7 @@
 // propose fresh, reproducible configs.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "attune/error.hpp"
@@ -42,6 +43,49 @@ TEST(CpuSpace, RandomConfigsReplayOrAreRefusedWithAReason) {
     }
     EXPECT_GT(ok, 0) << "no config of " << spec << " replays";
   }
+}
+
+TEST(CpuSpace, SeedsReplayAndCoverEveryVectorDimension) {
+  for (const char* spec : kSpecs) {
+    const Op op = op_from_cli(spec);
+    const auto space = make_cpu_space(op, 2);
+    const auto seeds = space->seed_configs();
+    EXPECT_FALSE(seeds.empty()) << spec;
+    std::set<int> vecs;
+    for (const auto& c : seeds) {
+      EXPECT_TRUE(space->admissible(c)) << spec;
+      EXPECT_NO_THROW(replay(op, space->trace(c))) << spec << ": " << space->describe(c).dump();
+      vecs.insert(c[0]);
+    }
+    EXPECT_EQ(vecs.size(), space->knobs()[0].choices.size()) << spec;
+  }
+  // NCHW: the output channels are offered as the vector dimension, with the weights packed and
+  // the input padded.
+  const Op nchw = op_from_cli(kSpecs[4]);
+  const auto space = make_cpu_space(nchw, 1);
+  ASSERT_EQ(space->knobs()[0].name, "vec_var");
+  ASSERT_EQ(space->knobs()[0].choices.size(), 2u);
+  bool over_k = false;
+  for (const auto& c : space->seed_configs()) {
+    const auto d = space->describe(c);
+    over_k = over_k || (c[0] == 1 && d["pack_W"] == 3 && d["pack_I"] == 4);
+  }
+  EXPECT_TRUE(over_k);
+}
+
+TEST(CpuSpace, ReadsVersion2RecordsWithTheNaturalVector) {
+  const Op op = op_from_cli("gemm:M=64,N=48,K=40");
+  const auto space = make_cpu_space(op, 2);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20; ++i) {
+    Config c = space->random_config(rng);
+    c[0] = 0;
+    const Config old(c.begin() + 1, c.end());
+    const auto got = space->config_from_record({{"space", "cpu-v2"}, {"config", old}});
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, c);
+  }
+  EXPECT_FALSE(space->config_from_record({{"space", "cpu-v1"}, {"config", Config(space->knobs().size() - 1, 0)}}).has_value());
 }
 
 TEST(CpuSpace, DescribeNamesEveryKnob) {

@@ -49,6 +49,10 @@ class CEmitter {
   void emit_allocs(const std::string& at, std::vector<std::string>& to_free);
   bool access_vectorizable(const Access& a, const Stmt& s, const std::string& v) const;
   bool stmt_vectorizable(const Stmt& s, const std::string& v) const;
+  // A write-back or copy whose source is vector-readable but whose destination is strided.
+  bool stmt_scatterable(const Stmt& s, const std::string& v) const;
+  bool stmt_vector_or_scatter(const Stmt& s, const std::string& v) const;
+  void emit_scattered_stmt(const Stmt& s, const std::string& v, std::int64_t base);
   void emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_t base);
   std::string vector_read(const Access& a, const Stmt& s, const std::string& v, std::int64_t base);
   std::string promoted_reg(const Access& a, const std::string& v, std::int64_t base) const;

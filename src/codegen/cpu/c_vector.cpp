@@ -5,6 +5,11 @@
 // invariant in `v` (broadcast) or contiguous in it (`v` only in the last dimension, coefficient
 // 1, no bounds check needed there). Otherwise the loop is emitted as `#pragma omp simd`.
 //
+// A write-back whose destination is not contiguous in `v` (a convolution vectorized over output
+// channels in NCHW, say) still counts when its source is: the source is read as one vector and
+// its lanes are stored one by one. The accumulators can then stay in registers; only the
+// write-back, once per tile, is scalar.
+//
 // A local f32 buffer of at most 16 vectors is promoted to vector variables when every access to
 // it sits in such a vectorized loop with all its other index variables unrolled: its indices
 // are then constants, and the accumulators of a register-blocked micro-kernel stay in
@@ -64,6 +69,40 @@ bool CEmitter::stmt_vectorizable(const Stmt& s, const std::string& v) const {
   return true;
 }
 
+bool CEmitter::stmt_scatterable(const Stmt& s, const std::string& v) const {
+  if (s.kind != StmtKind::writeback && s.kind != StmtKind::copy) return false;
+  const auto* d = nest().buffer(s.dst.tensor);
+  if (d->dtype != DType::f32 || !uses(s.dst, v)) return false;
+  return access_vectorizable(s.srcs.at(0), s, v);
+}
+
+bool CEmitter::stmt_vector_or_scatter(const Stmt& s, const std::string& v) const {
+  return stmt_vectorizable(s, v) || stmt_scatterable(s, v);
+}
+
+void CEmitter::emit_scattered_stmt(const Stmt& s, const std::string& v, std::int64_t base) {
+  line("{");
+  ++indent;
+  line("const vf lanes_ = " + vector_read(s.srcs.at(0), s, v, base) + ";");
+  for (int j = 0; j < lanes(); ++j) {
+    consts[v] = base + j;
+    const std::string dst = s.dst.tensor + "[" + offset(s.dst) + "]";
+    std::string val = "lanes_[" + std::to_string(j) + "]";
+    if (s.kind == StmtKind::writeback) {
+      if (s.accumulate) val = dst + " + " + val;
+      if (s.epilogue) {
+        if (s.bias) val = "(" + val + " + " + scalar_read(*s.bias, s) + ")";
+        if (nest().op.epilogue.relu) val = "(" + val + " > 0 ? " + val + " : 0)";
+      }
+    }
+    const std::string cond = guards(s);
+    line((cond.empty() ? "" : "if (" + cond + ") ") + dst + " = " + val + ";");
+  }
+  consts[v] = base;
+  --indent;
+  line("}");
+}
+
 void CEmitter::decide_promotions() {
   std::set<std::string> bad;
   std::set<std::string> seen;
@@ -89,7 +128,7 @@ void CEmitter::decide_promotions() {
           vec = n.var;
           vec_ok = n.extent % self.lanes() == 0;
           for (const auto& c : n.body)
-            if (c.is_loop() || !self.stmt_vectorizable(c.stmt, vec)) vec_ok = false;
+            if (c.is_loop() || !self.stmt_vector_or_scatter(c.stmt, vec)) vec_ok = false;
         }
         // Bound variables are never constants: a fused loop disqualifies what it indexes.
         nodes(n.body);
@@ -203,10 +242,15 @@ void CEmitter::emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_
 bool CEmitter::emit_vector_loop(const Node& l) {
   if (l.extent % lanes() != 0) return false;
   for (const auto& n : l.body)
-    if (n.is_loop() || !stmt_vectorizable(n.stmt, l.var)) return false;
+    if (n.is_loop() || !stmt_vector_or_scatter(n.stmt, l.var)) return false;
   for (std::int64_t base = 0; base < l.extent; base += lanes()) {
     consts[l.var] = base;
-    for (const auto& n : l.body) emit_vector_stmt(n.stmt, l.var, base);
+    for (const auto& n : l.body) {
+      if (stmt_vectorizable(n.stmt, l.var))
+        emit_vector_stmt(n.stmt, l.var, base);
+      else
+        emit_scattered_stmt(n.stmt, l.var, base);
+    }
   }
   consts.erase(l.var);
   return true;
