@@ -15,6 +15,7 @@
 // Every config expands to a trace; whether it is legal is for the transformations to say
 // (a refused step makes the candidate `invalid`, recorded but never built).
 #include <algorithm>
+#include <functional>
 
 #include <limits>
 
@@ -85,7 +86,9 @@ class CpuSpace final : public Space {
     Knob rv{"row_var", {}, "spatial variable of the unrolled rows"};
     for (std::size_t i = 0; i < std::max<std::size_t>(n_rows, 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
     knobs_.push_back(rv);
-    knobs_.push_back({"row_tile", {1, 2, 3, 4, 5, 6, 8}, "rows in the register tile"});
+    // 7 came last (it divides 56, 28, 14 and 7, the ResNet widths): appended, so the older
+    // choices keep their indices and "cpu-v2" records still read back.
+    knobs_.push_back({"row_tile", {1, 2, 3, 4, 5, 6, 8, 7}, "rows in the register tile"});
 
     Knob rs{"red_split", {0}, "inner extent of the split of reduction " + red_};
     if (!red_.empty())
@@ -249,12 +252,13 @@ class CpuSpace final : public Space {
         }
         s.push_back(Transform::parallel(first));
       }
+      parallelize_copies(t);
     }
     return t;
   }
 
   // For each choice of the vector dimension, plain register tiles of 8x8, 6x16 and 4x16
-  // (rows x lanes): inputs that the vector dimension walks with a stride are packed once (so
+  // (rows x lanes), and of up to 8x8 and 7x16 whose rows divide the row extent: inputs that the vector dimension walks with a stride are packed once (so
   // the tile's loads are contiguous), inputs read outside their bounds get the padded copy, and
   // the outermost loop runs in parallel when there are threads for it.
   std::vector<Config> seed_configs() const override {
@@ -270,7 +274,18 @@ class CpuSpace final : public Space {
       return it == ch.end() ? -1 : static_cast<int>(it - ch.begin());
     };
     for (std::size_t v = 0; v < vecs_.size(); ++v) {
-      for (const auto& [lanes, rows] : {std::pair{8, 8}, {16, 6}, {16, 4}}) {
+      // Also the tiles whose rows divide the first row variable's extent (no tail guard).
+      const auto rows_of = rows_for(vecs_[v]);
+      const std::int64_t er = rows_of.empty() ? 1 : op_.var(rows_of.front()).extent;
+      auto divisor_upto = [&](std::int64_t most) {
+        for (std::int64_t d = most; d > 1; --d)
+          if (er % d == 0) return d;
+        return most;
+      };
+      std::vector<std::pair<std::int64_t, std::int64_t>> tiles{{8, 8}, {16, 6}, {16, 4}};
+      tiles.push_back({8, divisor_upto(8)});
+      tiles.push_back({16, divisor_upto(7)});
+      for (const auto& [lanes, rows] : tiles) {
         Config c(knobs_.size(), 0);
         c[at("vec_var")] = static_cast<int>(v);
         const int vt = choice(at("vec_tile"), lanes), rt = choice(at("row_tile"), rows);
@@ -319,6 +334,37 @@ class CpuSpace final : public Space {
       if (x != vecs_.front() && op_.var(x).extent > 1) r.push_back(x == vec ? vecs_.front() : x);
     return r;
   }
+  // The copy nests of packs placed outside the parallel loop (once, or at a hoisted reduction
+  // above it) would run on one thread while the others wait: split each one's outermost loop
+  // with more than one iteration across the threads as well.
+  void parallelize_copies(Trace& t) const {
+    LoopNest n;
+    try {
+      n = replay(op_, t);
+    } catch (const Error&) {
+      return;  // refused: the candidate is invalid whatever follows
+    }
+    std::vector<std::string> copies;
+    std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& nodes) {
+      for (const auto& x : nodes) {
+        if (!x.is_loop() || x.kind == LoopKind::parallel) continue;
+        const auto at = x.var.find('@');
+        if (at != std::string::npos && n.buffer(x.var.substr(at + 1)) && x.extent > 1) {
+          copies.push_back(x.var);  // a pack's copy loop (cache_write's are "@buf.init"/".back")
+          continue;
+        }
+        walk(x.body);
+      }
+    };
+    walk(n.body);
+    for (const auto& l : copies) {
+      const Transform p = Transform::parallel(l);
+      if (!applicable(n, p)) continue;
+      n = apply(n, p);
+      t.steps.push_back(p);
+    }
+  }
+
   // Whether `v` indexes the access anywhere but the last dimension with stride 1.
   static bool strided_in(const Access& a, const std::string& v) {
     for (std::size_t d = 0; d < a.index.size(); ++d) {
