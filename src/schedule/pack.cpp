@@ -139,20 +139,21 @@ Applicability pack_check(const LoopNest& nest, const Transform& t) {
 
 namespace {
 
-// buf[d0, d1, ...] = tensor[d0 + lo0, d1 + lo1, ...] over the padded ranges; reads redirected.
-LoopNest pack_padded_apply(const LoopNest& in, const Transform& t, const PackPlan& p) {
-  LoopNest nest = in;
-  const std::string buf = fresh_buffer_name(nest, t.tensor + "_p");
+// What a pack adds: the buffer, the redirected read, and the copy nest that fills it.
+struct PackedCopy {
   BufferDecl decl;
-  decl.name = buf;
-  decl.dtype = nest.op.tensor(t.tensor).dtype;
-  decl.kind = BufferKind::local;
-  Access packed{buf, {}}, src{t.tensor, {}}, dst{buf, {}};
+  Access packed;
+  Node copy_nest;
+};
+
+// buf[d0, d1, ...] = tensor[d0 + lo0, d1 + lo1, ...] over the padded ranges.
+PackedCopy padded_copy(const Transform& t, const PackPlan& p, BufferDecl decl) {
+  Access packed{decl.name, {}}, src{t.tensor, {}}, dst{decl.name, {}};
   std::vector<std::string> copy_vars;
   for (std::size_t d = 0; d < p.ranges.size(); ++d) {
     decl.shape.push_back(p.ranges[d].hi - p.ranges[d].lo + 1);
     packed.index.push_back(p.access.index[d] + AffineExpr::constant_of(-p.ranges[d].lo));
-    copy_vars.push_back("d" + std::to_string(d) + "@" + buf);
+    copy_vars.push_back("d" + std::to_string(d) + "@" + decl.name);
     dst.index.push_back(AffineExpr::var(copy_vars.back()));
     src.index.push_back(AffineExpr::var(copy_vars.back()) + AffineExpr::constant_of(p.ranges[d].lo));
   }
@@ -163,36 +164,17 @@ LoopNest pack_padded_apply(const LoopNest& in, const Transform& t, const PackPla
   Node copy_nest = Node::make_stmt(copy);
   for (std::size_t d = p.ranges.size(); d-- > 0;)
     copy_nest = Node::make_loop(copy_vars[d], decl.shape[d], {std::move(copy_nest)});
-  for_each_stmt_mut(nest.body, [&](Stmt& s) {
-    if (s.kind != StmtKind::update) return;
-    for (auto& a : s.srcs)
-      if (a == p.access) a = packed;
-  });
-  nest.body.insert(nest.body.begin(), std::move(copy_nest));
-  nest.buffers.push_back(decl);
-  return nest;
+  return {std::move(decl), std::move(packed), std::move(copy_nest)};
 }
 
-}  // namespace
-
-LoopNest pack_apply(const LoopNest& in, const Transform& t) {
-  const auto p = plan(in, t);
-  if (t.padded) return pack_padded_apply(in, t, p);
-  LoopNest nest = in;
-  const std::string buf = fresh_buffer_name(nest, t.tensor + "_p");
-
-  BufferDecl decl;
-  decl.name = buf;
-  decl.dtype = nest.op.tensor(t.tensor).dtype;
-  decl.kind = BufferKind::local;
-  decl.alloc_at = t.at == "root" ? "" : t.at;
+// packed[v@buf...] = tensor[access with v -> v@buf], one dimension per loop of the layout.
+PackedCopy layout_copy(const LoopNest& nest, const PackPlan& p, BufferDecl decl) {
+  const std::string& buf = decl.name;
   Access packed{buf, {}};
   for (const auto& v : p.layout) {
     decl.shape.push_back(nest.find_loop(v)->extent);
     packed.index.push_back(AffineExpr::var(v));
   }
-
-  // The copy nest: packed[v@buf...] = tensor[access with v -> v@buf].
   Stmt copy;
   copy.kind = StmtKind::copy;
   copy.dst = packed;
@@ -202,15 +184,29 @@ LoopNest pack_apply(const LoopNest& in, const Transform& t) {
   Node copy_nest = copy_body[0];
   for (auto it = p.layout.rbegin(); it != p.layout.rend(); ++it)
     copy_nest = Node::make_loop(*it + "@" + buf, nest.find_loop(*it)->extent, {std::move(copy_nest)});
+  return {std::move(decl), std::move(packed), std::move(copy_nest)};
+}
+
+}  // namespace
+
+LoopNest pack_apply(const LoopNest& in, const Transform& t) {
+  const auto p = plan(in, t);
+  LoopNest nest = in;
+  BufferDecl decl;
+  decl.name = fresh_buffer_name(nest, t.tensor + "_p");
+  decl.dtype = nest.op.tensor(t.tensor).dtype;
+  decl.kind = BufferKind::local;
+  decl.alloc_at = t.at == "root" ? "" : t.at;
+  PackedCopy c = t.padded ? padded_copy(t, p, std::move(decl)) : layout_copy(nest, p, std::move(decl));
 
   std::vector<Node>& body = t.at == "root" ? nest.body : nest.find_loop(t.at)->body;
   for_each_stmt_mut(body, [&](Stmt& s) {
     if (s.kind != StmtKind::update) return;
     for (auto& a : s.srcs)
-      if (a == p.access) a = packed;
+      if (a == p.access) a = c.packed;
   });
-  body.insert(body.begin(), std::move(copy_nest));
-  nest.buffers.push_back(decl);
+  body.insert(body.begin(), std::move(c.copy_nest));
+  nest.buffers.push_back(std::move(c.decl));
   return nest;
 }
 
