@@ -109,6 +109,10 @@ struct MeasureOptions {
   // Compare the output again after timing: catches kernels that accumulate into their output
   // instead of overwriting it (the output is zeroed only before the first, checked call).
   bool recheck = true;
+  // A candidate whose checked first call already takes longer than this (seconds; 0: no
+  // limit) is timed by that call alone: no warm-up, no repeats. A tuner passes a multiple of
+  // its best time, so a hopeless candidate of a large operator costs one call, not five.
+  double cutoff_s = 0;
 
   double timeout_s = 60;    // wall clock for the whole worker run; then its group gets SIGKILL
 

@@ -31,7 +31,8 @@ nlohmann::json to_json(const WorkerRequest& r) {
           {"min_repeat_s", r.min_repeat_s},
           {"max_seconds", r.max_seconds},
           {"stable_tol", r.stable_tol},
-          {"recheck", r.recheck}};
+          {"recheck", r.recheck},
+          {"cutoff_s", r.cutoff_s}};
 }
 
 WorkerRequest request_from_json(const nlohmann::json& j) {
@@ -51,6 +52,7 @@ WorkerRequest request_from_json(const nlohmann::json& j) {
     r.max_seconds = j.at("max_seconds").get<double>();
     r.stable_tol = j.at("stable_tol").get<double>();
     r.recheck = j.at("recheck").get<bool>();
+    r.cutoff_s = j.value("cutoff_s", 0.0);
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("attune-worker request: ") + e.what());

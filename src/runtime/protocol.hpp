@@ -30,6 +30,7 @@ struct WorkerRequest {
   double max_seconds = 2.0;
   double stable_tol = 0.02;
   bool recheck = true;
+  double cutoff_s = 0;  // 0: none; else a first call slower than this is the only one timed
 };
 
 struct WorkerResult {

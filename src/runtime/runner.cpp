@@ -142,6 +142,7 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
   req.max_seconds = o.max_seconds;
   req.stable_tol = o.stable_tol;
   req.recheck = o.recheck;
+  req.cutoff_s = o.cutoff_s;
   const std::string req_path = dir_ + "/request-" + std::to_string(counter_++) + ".json";
   runtime::write_file_atomic(req_path, runtime::to_json(req).dump(2));
 

@@ -258,9 +258,10 @@ class CpuSpace final : public Space {
   }
 
   // For each choice of the vector dimension, plain register tiles of 8x8, 6x16 and 4x16
-  // (rows x lanes), and of up to 8x8 and 7x16 whose rows divide the row extent: inputs that the vector dimension walks with a stride are packed once (so
-  // the tile's loads are contiguous), inputs read outside their bounds get the padded copy, and
-  // the outermost loop runs in parallel when there are threads for it.
+  // (rows x lanes), and of up to 8x8 and 7x16 whose rows divide the row extent: inputs that
+  // the vector dimension walks with a stride are packed once (so the tile's loads are
+  // contiguous), inputs read outside their bounds get the padded copy, and the outermost loop
+  // runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
   std::vector<Config> seed_configs() const override {
     std::vector<Config> out;
     auto at = [&](const std::string& name) {
@@ -299,6 +300,48 @@ class CpuSpace final : public Space {
             if (a.tensor == in && strided_in(a, vecs_[v])) level = 3;
           if (level == 0 && knobs_[k].choices.size() > 4) level = 4;
           c[k] = level;
+        }
+        c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
+        if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      }
+    }
+    // Cache-blocked 6x16 tiles (GEMM's NC x KC panel, BLIS order): without them the first
+    // candidates of a large operator stream every operand from memory for each tile, seconds a
+    // call at 2048^3, and the budget is spent before the search finds the blocking itself.
+    std::vector<Config> blocked = blocked_seeds(at, choice);
+    std::int64_t bytes = 0;
+    for (const auto& t : op_.tensors) bytes += t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype));
+    // Past L3's reach (a few MiB per core here) they go first; below it they come after.
+    if (bytes > (8 << 20)) out.insert(out.begin(), blocked.begin(), blocked.end());
+    else out.insert(out.end(), blocked.begin(), blocked.end());
+    return out;
+  }
+
+  // The natural vector dimension in blocks of 256 and 512 columns, the largest reduction split
+  // by 256 and hoisted above the row and column tiles, inputs read along the vector dimension
+  // packed per panel (at the hoisted reduction), the others read in place or packed once.
+  template <class At, class Choice>
+  std::vector<Config> blocked_seeds(At at, Choice choice) const {
+    std::vector<Config> out;
+    const int ks = choice(at("red_split"), 256), vt = choice(at("vec_tile"), 16), rt = choice(at("row_tile"), 6);
+    if (ks < 0 || vt < 0 || rt < 0 || rows_for(vecs_.front()).empty()) return out;
+    for (std::int64_t block : {256, 512}) {
+      const int vb = choice(at("vec_block"), block);
+      if (vb < 0) continue;
+      for (int other_level : {0, 3}) {
+        Config c(knobs_.size(), 0);
+        c[at("vec_tile")] = vt;
+        c[at("row_tile")] = rt;
+        c[at("vec_block")] = vb;
+        c[at("red_split")] = ks;
+        c[at("red_hoist")] = 1;
+        for (const auto& in : inputs_) {
+          const std::size_t k = at("pack_" + in);
+          bool by_vec = false;
+          for (const auto& a : op_.inputs)
+            if (a.tensor == in)
+              for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_.front());
+          c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? 2 : other_level;
         }
         c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
         if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);

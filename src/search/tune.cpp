@@ -185,7 +185,6 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   mo.seed = o.seed + 1;
   mo.warmup = 1;
   mo.max_seconds = 0.5;
-  mo.timeout_s = 30;
   CpuCodegenOptions co;
   co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
@@ -408,6 +407,11 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     }
     for (std::size_t j : to_measure) {
       if (o.time_s > 0 && seconds_since(t0) >= o.time_s) break;
+      // A candidate 4x slower than the best on its first call gets no repeats. Below 20 ms the
+      // first call's cold start (page faults, the OpenMP pool) could pass 4x, and repeats are cheap.
+      mo.cutoff_s = best_s ? std::max(4 * *best_s, 0.02) : 0;
+      // Nor does one whose single call takes 20x the best get to run for the full limit.
+      mo.timeout_s = best_s ? std::min(30.0, 5 + 20 * *best_s) : 30.0;
       const auto m = runner->measure_batch(op, std::vector<BuildResult>{builds[j]}, mo).at(0);
       ++res.measured;
       record(cands[built_index[j]], m, hidden[j]);

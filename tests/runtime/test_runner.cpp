@@ -50,6 +50,27 @@ TEST_F(RunnerTest, CorrectKernelIsTimed) {
   EXPECT_LE(m.max_rel_error, 1e-4);
 }
 
+// A first call slower than the cut-off is the only one: the tuner's way to spend one call, not
+// several, on a candidate far behind its best. Below the cut-off the usual repeats follow.
+TEST_F(RunnerTest, CandidatePastTheCutoffIsTimedOnce) {
+  MeasureOptions o = quick_options();
+  o.cutoff_s = 1e-12;  // every call takes longer
+  Measurement m = run(kGood, o);
+  ASSERT_EQ(m.status, Status::ok) << m.error;
+  ASSERT_EQ(m.times_s.size(), 1u);
+  EXPECT_EQ(m.median_s, m.times_s[0]);
+  EXPECT_LE(m.max_rel_error, 1e-4);
+
+  o.cutoff_s = 1e6;  // no call takes that long
+  EXPECT_GE(run(kGood, o).times_s.size(), 3u);
+}
+
+TEST_F(RunnerTest, WrongOutputPastTheCutoffIsStillAWrongResult) {
+  MeasureOptions o = quick_options();
+  o.cutoff_s = 1e-12;
+  EXPECT_EQ(run(kWrong, o).status, Status::wrong_result);
+}
+
 TEST_F(RunnerTest, SegfaultIsARuntimeError) {
   Measurement m = run(kSegfault);
   EXPECT_EQ(m.status, Status::runtime_error);

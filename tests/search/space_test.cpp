@@ -3,6 +3,7 @@
 // propose fresh, reproducible configs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -71,6 +72,35 @@ TEST(CpuSpace, SeedsReplayAndCoverEveryVectorDimension) {
     over_k = over_k || (c[0] == 1 && d["pack_W"] == 3 && d["pack_I"] == 4);
   }
   EXPECT_TRUE(over_k);
+}
+
+// Large operators get cache-blocked seeds first (NC x KC panels, the panel of B packed at the
+// hoisted reduction); medium ones after the plain tiles; operators too small to block, none.
+TEST(CpuSpace, LargeOperatorsAreSeededWithCacheBlocks) {
+  auto blocked = [](const Space& space, const Config& c) {
+    const auto d = space.describe(c);
+    return d["red_hoist"] == 1 && d["red_split"] == 256 && d["vec_block"].get<int>() >= 256;
+  };
+  const Op big = op_from_cli("gemm:M=2048,N=2048,K=2048");
+  const auto space = make_cpu_space(big, 2);
+  const auto seeds = space->seed_configs();
+  ASSERT_FALSE(seeds.empty());
+  ASSERT_TRUE(blocked(*space, seeds.front())) << space->describe(seeds.front()).dump();
+  const auto first = space->describe(seeds.front());
+  EXPECT_EQ(first["pack_B"], 2);  // the panel, at the hoisted reduction
+  EXPECT_EQ(first["parallel"], 1);
+  for (const auto& c : seeds) EXPECT_NO_THROW(replay(big, space->trace(c))) << space->describe(c).dump();
+
+  const Op medium = op_from_cli("gemm:M=128,N=768,K=768");
+  const auto ms = make_cpu_space(medium, 1);
+  const auto mseeds = ms->seed_configs();
+  ASSERT_FALSE(mseeds.empty());
+  EXPECT_FALSE(blocked(*ms, mseeds.front()));
+  EXPECT_TRUE(std::any_of(mseeds.begin(), mseeds.end(), [&](const Config& c) { return blocked(*ms, c); }));
+
+  const Op small = op_from_cli("gemm:M=64,N=48,K=40");
+  const auto ss = make_cpu_space(small, 1);
+  for (const auto& c : ss->seed_configs()) EXPECT_FALSE(blocked(*ss, c));
 }
 
 TEST(CpuSpace, ReadsVersion2RecordsWithTheNaturalVector) {
