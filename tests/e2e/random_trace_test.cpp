@@ -133,5 +133,24 @@ TEST(Schedules, NchwConvolutionOverOutputChannels) {
   for (const auto& f : failures) ADD_FAILURE() << f;
 }
 
+// The seeds of a contraction large enough for cache blocks: the NC x KC panels with the
+// panel packed at the hoisted reduction, in parallel over the column blocks, with tails in
+// every blocked dimension (M = 20 rows of 6, N = 520 by 256, K = 520 by 256). All equal the
+// reference.
+TEST(Schedules, CacheBlockedSeedsWithTails) {
+  const Op op = op_from_cli("gemm:M=20,N=520,K=520");
+  const auto space = make_cpu_space(op, 2);
+  std::vector<Trace> traces;
+  bool blocked = false;
+  for (const auto& c : space->seed_configs()) {
+    const auto d = space->describe(c);
+    blocked = blocked || (d["red_hoist"] == 1 && d["pack_B"] == 2 && d["parallel"] == 1);
+    traces.push_back(space->trace(c));
+  }
+  EXPECT_TRUE(blocked) << "no cache-blocked seed";
+  const auto failures = check_traces(op, traces);
+  for (const auto& f : failures) ADD_FAILURE() << f;
+}
+
 }  // namespace
 }  // namespace attune
