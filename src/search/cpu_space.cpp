@@ -317,34 +317,53 @@ class CpuSpace final : public Space {
     return out;
   }
 
-  // The natural vector dimension in blocks of 256 and 512 columns, the largest reduction split
-  // by 256 and hoisted above the row and column tiles, inputs read along the vector dimension
-  // packed per panel (at the hoisted reduction), the others read in place or packed once.
+  // Each vector dimension of 512 or more in blocks of 256 and 512 columns, the largest
+  // reduction split by 256 and hoisted above the row and column tiles, the other inputs read in
+  // place or packed once. The inputs read along the vector dimension are packed per panel (at
+  // the hoisted reduction), or once where spatial loops around the blocks would repack the
+  // panel on every iteration (a convolution's rows). Tiles of 16 lanes by 6 rows, or by the
+  // largest divisor up to 7 of a short row extent (7, 14: no tail).
   template <class At, class Choice>
   std::vector<Config> blocked_seeds(At at, Choice choice) const {
     std::vector<Config> out;
-    const int ks = choice(at("red_split"), 256), vt = choice(at("vec_tile"), 16), rt = choice(at("row_tile"), 6);
-    if (ks < 0 || vt < 0 || rt < 0 || rows_for(vecs_.front()).empty()) return out;
-    for (std::int64_t block : {256, 512}) {
-      const int vb = choice(at("vec_block"), block);
-      if (vb < 0) continue;
-      for (int other_level : {0, 3}) {
-        Config c(knobs_.size(), 0);
-        c[at("vec_tile")] = vt;
-        c[at("row_tile")] = rt;
-        c[at("vec_block")] = vb;
-        c[at("red_split")] = ks;
-        c[at("red_hoist")] = 1;
-        for (const auto& in : inputs_) {
-          const std::size_t k = at("pack_" + in);
-          bool by_vec = false;
-          for (const auto& a : op_.inputs)
-            if (a.tensor == in)
-              for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_.front());
-          c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? 2 : other_level;
+    const int ks = choice(at("red_split"), 256), vt = choice(at("vec_tile"), 16);
+    if (ks < 0 || vt < 0) return out;
+    for (std::size_t v = 0; v < vecs_.size(); ++v) {
+      const auto rows = rows_for(vecs_[v]);
+      if (rows.empty()) continue;
+      const std::int64_t er = op_.var(rows.front()).extent;
+      std::int64_t tu = 6;
+      if (er < 64)
+        for (std::int64_t d = 7; d > 1; --d)
+          if (er % d == 0) { tu = d; break; }
+      const int rt = choice(at("row_tile"), tu);
+      bool around = false;  // spatial loops outside the blocks (neither V nor the rows)
+      for (const auto& x : op_.spatial_vars())
+        around = around || (x != vecs_[v] && x != rows.front() && op_.var(x).extent > 1);
+      for (std::int64_t block : {256, 512}) {
+        const int vb = choice(at("vec_block"), block);
+        if (vb < 0 || rt < 0 || op_.var(vecs_[v]).extent < 2 * block) continue;
+        for (int other_level : {0, 3}) {
+          Config c(knobs_.size(), 0);
+          c[at("vec_var")] = static_cast<int>(v);
+          c[at("vec_tile")] = vt;
+          c[at("row_tile")] = rt;
+          c[at("vec_block")] = vb;
+          c[at("red_split")] = ks;
+          c[at("red_hoist")] = 1;
+          for (const auto& in : inputs_) {
+            const std::size_t k = at("pack_" + in);
+            bool by_vec = false, strided = false;
+            for (const auto& a : op_.inputs)
+              if (a.tensor == in) {
+                strided = strided || strided_in(a, vecs_[v]);
+                for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_[v]);
+              }
+            c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
+          }
+          c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
+          if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
         }
-        c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
-        if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
       }
     }
     return out;

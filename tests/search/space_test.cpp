@@ -101,6 +101,22 @@ TEST(CpuSpace, LargeOperatorsAreSeededWithCacheBlocks) {
   const Op small = op_from_cli("gemm:M=64,N=48,K=40");
   const auto ss = make_cpu_space(small, 1);
   for (const auto& c : ss->seed_configs()) EXPECT_FALSE(blocked(*ss, c));
+
+  // ResNet-50's last NCHW layer: blocks of the output channels (512), never of w (7); the
+  // weights packed once (rows h around the blocks would repack a panel per row), 7-row tiles.
+  const Op conv = op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1,layout=NCHW");
+  const auto cs = make_cpu_space(conv, 1);
+  int over_k = 0;
+  for (const auto& c : cs->seed_configs()) {
+    if (!blocked(*cs, c)) continue;
+    const auto d = cs->describe(c);
+    EXPECT_EQ(c[0], 1) << d.dump();
+    EXPECT_EQ(d["pack_W"], 3) << d.dump();
+    EXPECT_EQ(d["row_tile"], 7) << d.dump();
+    EXPECT_NO_THROW(replay(conv, cs->trace(c))) << d.dump();
+    ++over_k;
+  }
+  EXPECT_GT(over_k, 0);
 }
 
 TEST(CpuSpace, ReadsVersion2RecordsWithTheNaturalVector) {

@@ -132,7 +132,7 @@ void CEmitter::line(const std::string& text) {
   out_ << std::string(static_cast<std::size_t>(indent) * 2, ' ') << text << "\n";
 }
 
-void CEmitter::emit_allocs(const std::string& at, std::vector<std::string>& to_free) {
+void CEmitter::emit_allocs(const std::string& at) {
   for (const auto& b : nest_.buffers) {
     if (b.kind != BufferKind::local || b.alloc_at != at) continue;
     if (promoted(b.name)) {
@@ -143,10 +143,16 @@ void CEmitter::emit_allocs(const std::string& at, std::vector<std::string>& to_f
     if (bytes <= kStackBytes) {
       line(ctype(b.dtype) + " " + b.name + "[" + std::to_string(b.numel()) + "] __attribute__((aligned(64)));");
     } else {
+      // A per-thread workspace, allocated on a thread's first call and kept: glibc maps a
+      // block of megabytes afresh on every malloc, and faulting in a packed weight tensor's
+      // pages each call can cost more than the kernel's arithmetic (ResNet's last layer: 9 MiB).
+      // The shapes are fixed, so the size is too. Threads do not share one (a parallel loop's
+      // iterations each pack their own panel).
       const std::size_t rounded = (bytes + 63) / 64 * 64;
-      line(ctype(b.dtype) + "* restrict " + b.name + " = (" + ctype(b.dtype) + "*)aligned_alloc(64, " +
-           std::to_string(rounded) + ");");
-      to_free.push_back(b.name);
+      const std::string t = ctype(b.dtype), ws = b.name + "_ws";
+      line("static _Thread_local " + t + "* " + ws + " = 0;");
+      line("if (!" + ws + ") " + ws + " = (" + t + "*)aligned_alloc(64, " + std::to_string(rounded) + ");");
+      line(t + "* restrict " + b.name + " = " + ws + ";");
     }
   }
 }
@@ -163,16 +169,14 @@ void CEmitter::emit_nodes(const std::vector<Node>& nodes) {
 void CEmitter::emit_loop(const Node& l) {
   const std::string v = var(l.var);
   auto body = [&] {
-    std::vector<std::string> to_free;
     for (const auto& b : l.bindings) {
       std::string e = expr(b.base);
       if (b.div != 1) e = "(" + e + " / " + std::to_string(b.div) + ")";
       if (b.mod) e = "(" + e + " % " + std::to_string(b.mod) + ")";
       line("const long " + var(b.var) + " = " + e + ";");
     }
-    emit_allocs(l.var, to_free);
+    emit_allocs(l.var);
     emit_nodes(l.body);
-    for (const auto& f : to_free) line("free(" + f + ");");
   };
 
   if (l.kind == LoopKind::unrolled) {
@@ -242,7 +246,6 @@ void CEmitter::emit_stmt(const Stmt& s) {
 }
 
 std::string CEmitter::function_body() {
-  std::vector<std::string> to_free;
   for (std::size_t i = 0; i < nest_.op.tensors.size(); ++i) {
     const auto& t = nest_.op.tensors[i];
     const bool out = t.name == nest_.op.output.tensor;
@@ -250,9 +253,8 @@ std::string CEmitter::function_body() {
          (out ? "" : "const ") + ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
   }
   decide_promotions();
-  emit_allocs("", to_free);
+  emit_allocs("");
   emit_nodes(nest_.body);
-  for (const auto& f : to_free) line("free(" + f + ");");
   return out_.str();
 }
 

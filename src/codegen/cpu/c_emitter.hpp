@@ -46,7 +46,7 @@ class CEmitter {
   void emit_nodes(const std::vector<Node>& nodes);
   void emit_loop(const Node& loop);
   void emit_stmt(const Stmt& s);
-  void emit_allocs(const std::string& at, std::vector<std::string>& to_free);
+  void emit_allocs(const std::string& at);
   bool access_vectorizable(const Access& a, const Stmt& s, const std::string& v) const;
   bool stmt_vectorizable(const Stmt& s, const std::string& v) const;
   // A write-back or copy whose source is vector-readable but whose destination is strided.
