@@ -45,7 +45,9 @@ float (f32). Tuned tasks that are not a float template (raw specs, int8, f16) ha
 fixed-shape entry point `@P@_<task>(void* const* buffers)` and no fallback.
 
 Threads follow OpenMP (`OMP_NUM_THREADS`, `omp_set_num_threads`); every function is
-reentrant and safe to call from several threads.
+reentrant and safe to call from several threads. A kernel that packs an operand too large for
+the stack (over 64 KiB) keeps the packed copy's memory as a per-thread workspace: allocated on
+a thread's first call, reused by its later calls, never freed.
 )";
 
 }  // namespace
