@@ -18,6 +18,7 @@
 #include <functional>
 
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -106,6 +107,12 @@ class CpuSpace final : public Space {
     }
     knobs_.push_back({"parallel", threads > 1 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0},
                       "0 serial, 1 outermost spatial loop, 2 fused with its child"});
+    // Last, and only where a row variable is read through a division (a transposed
+    // convolution's output pixels), so that the other ops' configs and records are unchanged.
+    for (const auto& v : vecs_)
+      for (const auto& x : rows_for(v)) has_phase_ = has_phase_ || phase_of(x) > 1;
+    if (has_phase_)
+      knobs_.push_back({"row_phase", {0, 1}, "1: the rows' stride phase outside the reductions (strided taps step)"});
   }
 
   std::string version() const override { return "cpu-v3"; }
@@ -113,6 +120,13 @@ class CpuSpace final : public Space {
   // of the other knobs' choices in the same order: its configs are this space's with V = 0.
   std::optional<Config> config_from_record(const nlohmann::json& f) const override {
     if (auto c = Space::config_from_record(f)) return c;
+    // Records from before row_phase existed are its choice 0.
+    if (has_phase_ && f.is_object() && f.value("space", "") == version() && f.contains("config") &&
+        f["config"].is_array() && f["config"].size() + 1 == knobs_.size()) {
+      nlohmann::json g = f;
+      g["config"].push_back(0);
+      return Space::config_from_record(g);
+    }
     if (!f.is_object() || f.value("space", "") != "cpu-v2" || !f.contains("config")) return {};
     nlohmann::json g = f;
     g["space"] = version();
@@ -143,6 +157,11 @@ class CpuSpace final : public Space {
     Trace t;
     auto& s = t.steps;
     const std::string out = op_.output.tensor;
+    std::map<std::string, std::int64_t> split_extent;  // loops made by the splits below
+    auto split = [&](const std::string& v, const std::vector<std::int64_t>& factors) {
+      s.push_back(Transform::split(v, factors));
+      for (std::size_t i = 0; i < factors.size(); ++i) split_extent[v + "." + std::to_string(i)] = factors[i];
+    };
 
     // Vector tile.
     const std::string vec = vec_of(c);
@@ -151,24 +170,32 @@ class CpuSpace final : public Space {
     const std::int64_t nb = val("vec_block") / tv * tv;  // columns per block, whole tiles
     std::string vb, vo, vi = vec;
     if (tv < ev && nb > tv && nb < ev) {
-      s.push_back(Transform::split(vec, {(ev + nb - 1) / nb, nb / tv, tv}));
+      split(vec, {(ev + nb - 1) / nb, nb / tv, tv});
       vb = vec + ".0", vo = vec + ".1", vi = vec + ".2";
     } else if (tv < ev) {
-      s.push_back(Transform::split(vec, {(ev + tv - 1) / tv, tv}));
+      split(vec, {(ev + tv - 1) / tv, tv});
       vo = vec + ".0", vi = vec + ".1";
     }
-    // Row tile.
+    // Row tile. With row_phase, the rows first split off their stride phase (u = d*u.0 + u.1),
+    // which goes outside the reductions: the taps then meet one residue class per phase and the
+    // code generator steps them (c_phase_step.cpp), while the rows tile u.0.
     std::string u = rows.empty() ? "" : rows.at(static_cast<std::size_t>(val("row_var")) % rows.size());
-    std::string uo, ui;
+    std::string uo, ui, uph;
     if (!u.empty()) {
-      const std::int64_t eu = op_.var(u).extent, tu = val("row_tile");
+      std::string base = u;
+      std::int64_t eu = op_.var(u).extent;
+      const std::int64_t tu = val("row_tile");
+      if (const std::int64_t d = has_phase_ && val("row_phase") == 1 ? phase_of(u) : 0; d > 1) {
+        split(u, {eu / d, d});
+        base = u + ".0", uph = u + ".1", eu /= d;
+      }
       if (tu <= 1) {
-        uo = u;
+        uo = base;
       } else if (tu >= eu) {
-        ui = u;
+        ui = base;
       } else {
-        s.push_back(Transform::split(u, {(eu + tu - 1) / tu, tu}));
-        uo = u + ".0", ui = u + ".1";
+        split(base, {(eu + tu - 1) / tu, tu});
+        uo = base + ".0", ui = base + ".1";
       }
     }
     // Reductions.
@@ -177,7 +204,7 @@ class CpuSpace final : public Space {
     const std::int64_t ks = val("red_split");
     for (const auto& r : op_.reduction_vars()) {
       if (r == red_ && ks > 0) {
-        s.push_back(Transform::split(r, {(op_.var(r).extent + ks - 1) / ks, ks}));
+        split(r, {(op_.var(r).extent + ks - 1) / ks, ks});
         ro = r + ".0";
         red_inner.push_back(r + ".1");
       } else {
@@ -188,6 +215,7 @@ class CpuSpace final : public Space {
     std::vector<std::string> outer;
     for (const auto& v : op_.spatial_vars())
       if (v != vec && v != u) outer.push_back(v);
+    if (!uph.empty()) outer.push_back(uph);
     std::vector<std::string> tiles;
     for (const auto& x : val("tile_order") == 0 ? std::vector<std::string>{uo, vo} : std::vector<std::string>{vo, uo})
       if (!x.empty()) tiles.push_back(x);
@@ -227,17 +255,9 @@ class CpuSpace final : public Space {
     // Parallel: the outermost spatial loop, optionally fused with its child.
     const std::int64_t par = val("parallel");
     if (par > 0) {
-      // Loop extents after the splits above: "x.0" has ceil(extent / inner), "x.1" the tile.
       auto extent = [&](const std::string& l) -> std::int64_t {
-        const auto dot = l.find('.');
-        const std::int64_t e = op_.var(l.substr(0, dot)).extent;
-        if (dot == std::string::npos) return e;
-        if (!vb.empty() && l.substr(0, dot) == vec) {  // the three-way split of the vector dimension
-          if (l == vb) return (e + nb - 1) / nb;
-          return l == vo ? nb / tv : tv;
-        }
-        const std::int64_t inner = l.substr(0, dot) == vec ? tv : l.substr(0, dot) == red_ ? ks : val("row_tile");
-        return l.substr(dot) == ".0" ? (e + inner - 1) / inner : inner;
+        const auto it = split_extent.find(l);
+        return it != split_extent.end() ? it->second : op_.var(l).extent;
       };
       std::string first;
       for (const auto& l : order)
@@ -314,6 +334,15 @@ class CpuSpace final : public Space {
     // Past L3's reach (a few MiB per core here) they go first; below it they come after.
     if (bytes > (8 << 20)) out.insert(out.begin(), blocked.begin(), blocked.end());
     else out.insert(out.end(), blocked.begin(), blocked.end());
+    // Strided taps: each seed with the rows' stride phase split off as well, first.
+    if (has_phase_) {
+      std::vector<Config> phased;
+      for (Config c : out) {
+        c.back() = 1;
+        if (admissible(c) && std::find(phased.begin(), phased.end(), c) == phased.end()) phased.push_back(c);
+      }
+      out.insert(out.begin(), phased.begin(), phased.end());
+    }
     return out;
   }
 
@@ -384,6 +413,15 @@ class CpuSpace final : public Space {
   }
 
  private:
+  // The divisor through which some input reads spatial variable `x`, when it divides x's
+  // extent (a transposed convolution's stride); 0 otherwise.
+  std::int64_t phase_of(const std::string& x) const {
+    for (const auto& a : op_.inputs)
+      for (const auto& e : a.index)
+        if (e.divisor > 1 && e.uses(x) && op_.var(x).extent % e.divisor == 0 && op_.var(x).extent > e.divisor)
+          return e.divisor;
+    return 0;
+  }
   const std::string& vec_of(const Config& c) const { return vecs_.at(static_cast<std::size_t>(c[0])); }
   // The vector tile, at most the vector dimension rounded up to whole vectors.
   std::int64_t vec_tile(const Config& c) const {
@@ -453,6 +491,7 @@ class CpuSpace final : public Space {
   std::string red_;
   std::vector<std::string> vecs_, inputs_;  // vecs_: the natural vector dimension first
   std::vector<Knob> knobs_;
+  bool has_phase_ = false;  // the last knob is row_phase
 };
 
 }  // namespace

@@ -156,6 +156,43 @@ TEST(Schedules, CacheBlockedSeedsWithTails) {
   for (const auto& f : failures) ADD_FAILURE() << f;
 }
 
+// A transposed convolution reads its input at (p + pad - r)/stride: the taps that reach an
+// output pixel form one residue class, and a tap loop inside every loop its test depends on
+// steps over that class instead of testing each tap. Plain nests, the space's seeds (the rows'
+// phase split off) and nests where a pack's copy sits under the taps (which must not step: the
+// copy writes its zeros) all equal the reference, for strides 2 and 3 and both layouts.
+TEST(Schedules, TransposedConvolutionStepsItsTaps) {
+  for (const char* spec : {"conv2d_transpose:N=1,H=4,W=3,C=5,K=16,R=4,S=3,stride=2,pad=1,layout=NHWC",
+                           "conv2d_transpose:N=1,H=3,W=3,C=3,K=16,R=5,S=4,stride=3,pad=2,layout=NCHW"}) {
+    SCOPED_TRACE(spec);
+    const Op op = op_from_cli(spec);
+    auto stepped = [&](const Trace& t) {
+      const std::string src = lower_cpu(replay(op, t)).source;
+      std::size_t n = 0;
+      for (auto at = src.find("residue class"); at != std::string::npos; at = src.find("residue class", at + 1)) ++n;
+      return n;
+    };
+    std::vector<Trace> traces{Trace{}};
+    EXPECT_EQ(stepped(Trace{}), 2u) << "both taps sit inside their pixels in the plain nest";
+    const auto space = make_cpu_space(op, 2);
+    std::size_t most = 0;
+    for (const auto& c : space->seed_configs()) {
+      const Trace t = space->trace(c);
+      const std::size_t n = stepped(t);
+      if (c.back() == 1) EXPECT_GE(n, 1u) << trace_to_string(t);
+      most = std::max(most, n);
+      traces.push_back(t);
+    }
+    EXPECT_EQ(most, 2u) << "some seed should step both taps";
+    Trace copy_under_taps;
+    copy_under_taps.steps = {Transform::pack("I", "r")};
+    EXPECT_EQ(stepped(copy_under_taps), 0u);
+    traces.push_back(copy_under_taps);
+    const auto failures = check_traces(op, traces);
+    for (const auto& f : failures) ADD_FAILURE() << f;
+  }
+}
+
 // A packed operand over the stack limit lives in a per-thread workspace kept across calls: the
 // kernel stays correct when called again, and when several threads call it at once (each with
 // its own tensors), every one of them gets the reference's answer.

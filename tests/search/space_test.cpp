@@ -134,6 +134,40 @@ TEST(CpuSpace, ReadsVersion2RecordsWithTheNaturalVector) {
   EXPECT_FALSE(space->config_from_record({{"space", "cpu-v1"}, {"config", Config(space->knobs().size() - 1, 0)}}).has_value());
 }
 
+// A transposed convolution's rows are read through a division by the stride: the space offers
+// to split their phase off (last knob, so other ops' configs are unchanged), seeds that first,
+// and reads back records written before the knob existed as phase 0.
+TEST(CpuSpace, TransposedConvolutionRowsHaveAStridePhase) {
+  const Op t2d = op_from_cli("conv2d_transpose:N=1,H=4,W=4,C=8,K=16,R=4,S=4,stride=2,pad=1,layout=NHWC");
+  const auto space = make_cpu_space(t2d, 2);
+  const auto& knobs = space->knobs();
+  ASSERT_EQ(knobs.back().name, "row_phase");
+  const auto seeds = space->seed_configs();
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_EQ(seeds.front().back(), 1) << "phased seeds should come first";
+  for (const auto& c : seeds) {
+    if (c.back() != 1) continue;
+    const Trace t = space->trace(c);
+    const auto rows = space->describe(c)["row_var"].get<int>() == 0 ? "p" : "q";
+    bool phase_split = false;
+    for (const auto& st : t.steps)
+      phase_split = phase_split || (st.kind == TransformKind::split && st.loop == rows && st.factors == std::vector<std::int64_t>{4, 2});
+    EXPECT_TRUE(phase_split) << trace_to_string(t);
+    EXPECT_NO_THROW(replay(t2d, t)) << trace_to_string(t);
+  }
+  Config c = seeds.front();
+  const Config old(c.begin(), c.end() - 1);
+  const auto got = space->config_from_record({{"space", space->version()}, {"config", old}});
+  ASSERT_TRUE(got.has_value());
+  c.back() = 0;
+  EXPECT_EQ(*got, c);
+
+  for (const char* spec : {"gemm:M=64,N=48,K=40", "conv2d:N=1,H=14,W=14,C=8,K=16,R=3,S=3,stride=2,pad=1,layout=NHWC"}) {
+    const auto other = make_cpu_space(op_from_cli(spec), 2);
+    for (const auto& k : other->knobs()) EXPECT_NE(k.name, "row_phase") << spec;
+  }
+}
+
 TEST(CpuSpace, DescribeNamesEveryKnob) {
   const Op op = op_from_cli("gemm:M=64,N=48,K=40");
   const auto space = make_cpu_space(op, 2);

@@ -88,7 +88,7 @@ std::string CEmitter::in_bounds(const Access& a, const Stmt& s) const {
     for (const auto& g : s.guards)
       if (g.expr == e) r.hi = std::min(r.hi, g.bound - 1);
     std::string c;
-    if (e.divisor != 1) {
+    if (e.divisor != 1 && !proven_divisible(e)) {
       AffineExpr num = e;
       num.divisor = 1;
       c = "(" + expr(num) + " % " + std::to_string(e.divisor) + " == 0)";
@@ -169,6 +169,8 @@ void CEmitter::emit_nodes(const std::vector<Node>& nodes) {
 void CEmitter::emit_loop(const Node& l) {
   const std::string v = var(l.var);
   auto body = [&] {
+    enclosing_.push_back(l.var);
+    for (const auto& b : l.bindings) enclosing_.push_back(b.var);
     for (const auto& b : l.bindings) {
       std::string e = expr(b.base);
       if (b.div != 1) e = "(" + e + " / " + std::to_string(b.div) + ")";
@@ -177,6 +179,7 @@ void CEmitter::emit_loop(const Node& l) {
     }
     emit_allocs(l.var);
     emit_nodes(l.body);
+    enclosing_.resize(enclosing_.size() - 1 - l.bindings.size());
   };
 
   if (l.kind == LoopKind::unrolled) {
@@ -192,6 +195,17 @@ void CEmitter::emit_loop(const Node& l) {
     return;
   }
   if (l.kind == LoopKind::vectorized && emit_vector_loop(l)) return;
+  if (auto step = phase_step(l)) {
+    line("for (long " + v + " = " + step->start + "; " + v + " < " + std::to_string(l.extent) + "; " + v +
+         " += " + std::to_string(step->test.divisor) + ") {  /* one residue class of a strided read */");
+    ++indent;
+    proven_.push_back(step->test);
+    body();
+    proven_.pop_back();
+    --indent;
+    line("}");
+    return;
+  }
   if (l.kind == LoopKind::parallel) line("#pragma omp parallel for schedule(static)");
   if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
   line("for (long " + v + " = 0; " + v + " < " + std::to_string(l.extent) + "; ++" + v + ") {");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -13,6 +14,19 @@
 #include "attune/loopnest.hpp"
 
 namespace attune::cgen {
+
+// A divisibility test of a strided read, `residue = 0 (mod divisor)` (see c_phase_step.cpp).
+struct PhaseTest {
+  AffineExpr residue;  // the numerator with coefficients and constant reduced into [0, divisor)
+  std::int64_t divisor = 1;
+};
+// A loop stepped by the divisor from `start` (C text), so that `test` holds in its whole body.
+struct PhaseStep {
+  PhaseTest test;
+  std::string start;
+};
+// The numerator of a divided index, reduced modulo its divisor (divisor kept).
+AffineExpr numerator_residue(const AffineExpr& e);
 
 class CEmitter {
  public:
@@ -47,6 +61,9 @@ class CEmitter {
   void emit_loop(const Node& loop);
   void emit_stmt(const Stmt& s);
   void emit_allocs(const std::string& at);
+  // c_phase_step.cpp: whether `loop` can step over the residue class of a strided read.
+  std::optional<PhaseStep> phase_step(const Node& loop) const;
+  bool proven_divisible(const AffineExpr& e) const;  // by an enclosing stepped loop
   bool access_vectorizable(const Access& a, const Stmt& s, const std::string& v) const;
   bool stmt_vectorizable(const Stmt& s, const std::string& v) const;
   // A write-back or copy whose source is vector-readable but whose destination is strided.
@@ -62,6 +79,8 @@ class CEmitter {
   int lanes_ = 8;
   std::ostringstream out_;
   std::set<std::string> promoted_;
+  std::vector<std::string> enclosing_;  // variables of the loops around the current statement
+  std::vector<PhaseTest> proven_;       // tests the enclosing stepped loops make true
 };
 
 }  // namespace attune::cgen
