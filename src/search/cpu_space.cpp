@@ -107,12 +107,22 @@ class CpuSpace final : public Space {
     }
     knobs_.push_back({"parallel", threads > 1 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0},
                       "0 serial, 1 outermost spatial loop, 2 fused with its child"});
-    // Last, and only where a row variable is read through a division (a transposed
-    // convolution's output pixels), so that the other ops' configs and records are unchanged.
+    // Optional knobs follow, each only where it can matter; a record written before one
+    // existed reads back with it at choice 0 (config_from_record), which is the old schedule.
+    base_knobs_ = knobs_.size();
+    // Where a row variable is read through a division (a transposed convolution's pixels).
+    bool phase = false;
     for (const auto& v : vecs_)
-      for (const auto& x : rows_for(v)) has_phase_ = has_phase_ || phase_of(x) > 1;
-    if (has_phase_)
+      for (const auto& x : rows_for(v)) phase = phase || phase_of(x) > 1;
+    if (phase)
       knobs_.push_back({"row_phase", {0, 1}, "1: the rows' stride phase outside the reductions (strided taps step)"});
+    // Where spatial loops surround the tiles (a convolution's other pixel dimension).
+    bool around = false;
+    for (const auto& v : vecs_) around = around || rows_for(v).size() >= 2;
+    if (around)
+      knobs_.push_back({"outer_inside", {0, 1},
+                        "1: the other spatial loops inside the vector tile loop (each weight panel is swept over "
+                        "every pixel while it is in cache)"});
   }
 
   std::string version() const override { return "cpu-v3"; }
@@ -120,11 +130,11 @@ class CpuSpace final : public Space {
   // of the other knobs' choices in the same order: its configs are this space's with V = 0.
   std::optional<Config> config_from_record(const nlohmann::json& f) const override {
     if (auto c = Space::config_from_record(f)) return c;
-    // Records from before row_phase existed are its choice 0.
-    if (has_phase_ && f.is_object() && f.value("space", "") == version() && f.contains("config") &&
-        f["config"].is_array() && f["config"].size() + 1 == knobs_.size()) {
+    // Records from before the optional knobs existed: those are at choice 0.
+    if (f.is_object() && f.value("space", "") == version() && f.contains("config") && f["config"].is_array() &&
+        f["config"].size() >= base_knobs_ && f["config"].size() < knobs_.size()) {
       nlohmann::json g = f;
-      g["config"].push_back(0);
+      while (g["config"].size() < knobs_.size()) g["config"].push_back(0);
       return Space::config_from_record(g);
     }
     if (!f.is_object() || f.value("space", "") != "cpu-v2" || !f.contains("config")) return {};
@@ -185,7 +195,7 @@ class CpuSpace final : public Space {
       std::string base = u;
       std::int64_t eu = op_.var(u).extent;
       const std::int64_t tu = val("row_tile");
-      if (const std::int64_t d = has_phase_ && val("row_phase") == 1 ? phase_of(u) : 0; d > 1) {
+      if (const std::int64_t d = optional("row_phase", c) == 1 ? phase_of(u) : 0; d > 1) {
         split(u, {eu / d, d});
         base = u + ".0", uph = u + ".1", eu /= d;
       }
@@ -220,7 +230,15 @@ class CpuSpace final : public Space {
     for (const auto& x : val("tile_order") == 0 ? std::vector<std::string>{uo, vo} : std::vector<std::string>{vo, uo})
       if (!x.empty()) tiles.push_back(x);
     const bool hoist = val("red_hoist") == 1 && !ro.empty();
-    std::vector<std::string> order = outer;
+    // outer_inside: [V block] [hoisted] V.0 [other spatial] U.0 ... (tile_order is moot then).
+    const bool inside = optional("outer_inside", c) == 1;
+    if (inside) {
+      tiles.clear();
+      if (!vo.empty()) tiles.push_back(vo);
+      tiles.insert(tiles.end(), outer.begin(), outer.end());
+      if (!uo.empty()) tiles.push_back(uo);
+    }
+    std::vector<std::string> order = inside ? std::vector<std::string>{} : outer;
     if (!vb.empty()) order.push_back(vb);
     if (hoist) order.push_back(ro);
     order.insert(order.end(), tiles.begin(), tiles.end());
@@ -334,15 +352,30 @@ class CpuSpace final : public Space {
     // Past L3's reach (a few MiB per core here) they go first; below it they come after.
     if (bytes > (8 << 20)) out.insert(out.begin(), blocked.begin(), blocked.end());
     else out.insert(out.end(), blocked.begin(), blocked.end());
-    // Strided taps: each seed with the rows' stride phase split off as well, first.
-    if (has_phase_) {
-      std::vector<Config> phased;
+    // Variants of every seed, first: strided taps with the rows' stride phase split off; and
+    // weights too large for L2 (ResNet's c4, c5) swept over every pixel per panel.
+    auto variants = [&](const std::string& knob) {
+      const auto k = optional_at(knob);
+      if (!k) return;
+      std::vector<Config> more;
       for (Config c : out) {
-        c.back() = 1;
-        if (admissible(c) && std::find(phased.begin(), phased.end(), c) == phased.end()) phased.push_back(c);
+        c[*k] = 1;
+        if (admissible(c) && std::find(more.begin(), more.end(), c) == more.end()) more.push_back(c);
       }
-      out.insert(out.begin(), phased.begin(), phased.end());
+      out.insert(out.begin(), more.begin(), more.end());
+    };
+    variants("row_phase");
+    // Weights: inputs indexed by no spatial variable but the vector candidates.
+    std::int64_t weight_bytes = 0;
+    for (const auto& a : op_.inputs) {
+      bool pixels = false;
+      for (const auto& x : op_.spatial_vars())
+        for (const auto& ix : a.index)
+          pixels = pixels || (ix.uses(x) && std::find(vecs_.begin(), vecs_.end(), x) == vecs_.end());
+      const Tensor& t = op_.tensor(a.tensor);
+      if (!pixels) weight_bytes = std::max(weight_bytes, t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype)));
     }
+    if (weight_bytes > (1 << 20)) variants("outer_inside");
     return out;
   }
 
@@ -490,8 +523,19 @@ class CpuSpace final : public Space {
   Op op_;
   std::string red_;
   std::vector<std::string> vecs_, inputs_;  // vecs_: the natural vector dimension first
+  // The index of an optional knob, if this op has it; its value in `c` (0 when absent).
+  std::optional<std::size_t> optional_at(const std::string& name) const {
+    for (std::size_t i = base_knobs_; i < knobs_.size(); ++i)
+      if (knobs_[i].name == name) return i;
+    return std::nullopt;
+  }
+  std::int64_t optional(const std::string& name, const Config& c) const {
+    const auto i = optional_at(name);
+    return i ? knobs_[*i].choices.at(static_cast<std::size_t>(c.at(*i))) : 0;
+  }
+
   std::vector<Knob> knobs_;
-  bool has_phase_ = false;  // the last knob is row_phase
+  std::size_t base_knobs_ = 0;  // knobs_[base_knobs_...] are the optional ones
 };
 
 }  // namespace
