@@ -193,6 +193,20 @@ TEST(Schedules, TransposedConvolutionStepsItsTaps) {
   }
 }
 
+// Weights over 1 MiB are also seeded with the pixel loops inside the output-channel tiles (each
+// packed weight panel swept over every pixel while it is in cache). With a tail in the
+// channels (136 = 8 x 16 + 8) and padding, every seed equals the reference.
+TEST(Schedules, WeightPanelsSweptOverEveryPixel) {
+  const Op op = op_from_cli("conv2d:N=1,H=5,W=6,C=256,K=136,R=3,S=3,stride=1,pad=1,layout=NCHW");
+  const auto space = make_cpu_space(op, 2);
+  std::vector<Trace> traces;
+  for (const auto& c : space->seed_configs())
+    if (space->describe(c).value("outer_inside", 0) == 1) traces.push_back(space->trace(c));
+  ASSERT_FALSE(traces.empty()) << "no seed sweeps the weight panels";
+  const auto failures = check_traces(op, traces);
+  for (const auto& f : failures) ADD_FAILURE() << f;
+}
+
 // A packed operand over the stack limit lives in a per-thread workspace kept across calls: the
 // kernel stays correct when called again, and when several threads call it at once (each with
 // its own tensors), every one of them gets the reference's answer.

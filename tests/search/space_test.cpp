@@ -171,6 +171,34 @@ TEST(CpuSpace, TransposedConvolutionRowsHaveAStridePhase) {
   }
 }
 
+// Where spatial loops surround the tiles, outer_inside moves them inside the vector tile loop,
+// and operators whose weights pass 1 MiB are seeded that way first (ResNet's c5: 9 MiB).
+TEST(CpuSpace, LargeWeightsAreSweptPanelByPanel) {
+  const Op c5 = op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1,layout=NCHW");
+  const auto space = make_cpu_space(c5, 2);
+  const auto seeds = space->seed_configs();
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_EQ(space->describe(seeds.front()).value("outer_inside", -1), 1);
+  const auto over_k = std::find_if(seeds.begin(), seeds.end(), [&](const Config& c) {
+    const auto d = space->describe(c);
+    return d.value("outer_inside", 0) == 1 && d["vec_var"] == 1;
+  });
+  ASSERT_NE(over_k, seeds.end()) << "no seed over the output channels sweeps the weights";
+  const Trace t = space->trace(*over_k);
+  std::vector<std::string> order;
+  for (const auto& st : t.steps)
+    if (st.kind == TransformKind::reorder) order = st.loops;
+  const auto at = [&](const std::string& v) { return std::find(order.begin(), order.end(), v) - order.begin(); };
+  EXPECT_LT(at("k.0"), at("p")) << trace_to_string(t);
+  EXPECT_LT(at("p"), static_cast<std::ptrdiff_t>(order.size())) << trace_to_string(t);
+  EXPECT_NO_THROW(replay(c5, t));
+
+  const auto small = make_cpu_space(op_from_cli("conv2d:N=1,H=56,W=56,C=64,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW"), 2);
+  EXPECT_EQ(small->describe(small->seed_configs().front()).value("outer_inside", 0), 0) << "147 KiB of weights fit L2";
+  const auto gemm = make_cpu_space(op_from_cli("gemm:M=64,N=48,K=40"), 2);
+  for (const auto& k : gemm->knobs()) EXPECT_NE(k.name, "outer_inside");
+}
+
 TEST(CpuSpace, DescribeNamesEveryKnob) {
   const Op op = op_from_cli("gemm:M=64,N=48,K=40");
   const auto space = make_cpu_space(op, 2);
