@@ -74,8 +74,12 @@ struct Record {
   bool ok() const { return status == Status::ok; }
 };
 
+// Record::strategy of a re-measurement of a trace already in the database (tune's
+// confirmation of its top candidates); features["confirms"] holds the record it re-measures.
+inline constexpr const char* kConfirmStrategy = "confirm";
+
 struct TaskCounts {
-  std::int64_t trials = 0;      // records of the task
+  std::int64_t trials = 0;      // records of the task, confirmations not counted
   std::int64_t valid = 0;       // of which status ok
   std::int64_t next_trial = 0;  // 1 + the largest trial index so far (0 when none)
 };
@@ -132,7 +136,11 @@ class Database {
   bool has_trace(std::int64_t task_id, const std::string& trace_hash) const;
   std::set<std::string> known_trace_hashes(std::int64_t task_id) const;
   TaskCounts counts(std::int64_t task_id) const;
-  // The ok record with the lowest median (ties: the earliest); nullopt when none is ok.
+  // The best verified schedule, as one of its ok records; nullopt when none is ok. A trace
+  // measured more than once (re-measured by a confirmation, strategy kConfirmStrategy) counts
+  // the upper median of its measurements, and once a task has confirmations only confirmed
+  // traces compete: a single lucky timing cannot win. Without confirmations: the ok record with
+  // the lowest median (ties: the earliest).
   std::optional<Record> best(std::int64_t task_id) const;
   std::vector<HistoryPoint> history(std::int64_t task_id) const;
   std::vector<Record> records(std::int64_t task_id) const;  // insertion order

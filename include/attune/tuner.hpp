@@ -196,6 +196,14 @@ struct TuneOptions {
   // otherwise), "on", "off" (loop-nest schedules only), "only" (mappings only).
   std::string mappings = "auto";
   int max_mappings = 8;
+  // Confirmation (CPU): the `confirm_top` fastest traces are re-measured `confirm_runs` times
+  // each, in fresh worker processes, at the end of the run; Database::best() then takes the
+  // median of each one's measurements. A kernel's speed on this kind of machine can depend on
+  // where its buffers land in memory, which changes from process to process, and the fastest
+  // of hundreds of single measurements is often one that drew a lucky placement. With a time
+  // limit, the search leaves room for this (a tenth of the limit, at most 15 s). 0: off.
+  int confirm_top = 4;
+  int confirm_runs = 2;
 };
 
 // What one arm of the mapping space got (TuneResult::arms).
@@ -211,6 +219,7 @@ struct TuneResult {
   int trials_before = 0;       // attempts found in the database at start (resumed)
   int trials_run = 0;          // attempts made by this run
   int measured = 0;            // of which built and run (not refused as invalid or duplicates)
+  int confirmations = 0;       // re-measurements of top traces by this run (TuneOptions::confirm_top)
   int valid = 0;               // ok attempts of the task in total
   double elapsed_s = 0;
   double candidates_per_minute = 0;  // attempts made by this run per minute of wall time

@@ -30,6 +30,8 @@ struct TuneArgs {
   std::string policy;  // strategy rl
   std::string mappings = "auto";
   int max_mappings = 8;
+  int confirm_top = TuneOptions{}.confirm_top;
+  int confirm_runs = TuneOptions{}.confirm_runs;
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -113,6 +115,8 @@ int run_tune(const TuneArgs& a) {
   o.policy = a.policy;
   o.mappings = a.mappings;
   o.max_mappings = a.max_mappings;
+  o.confirm_top = a.confirm_top;
+  o.confirm_runs = a.confirm_runs;
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
@@ -131,6 +135,7 @@ int run_tune(const TuneArgs& a) {
                         {"trials_run", r.trials_run},
                         {"resumed", r.trials_before},
                         {"measured", r.measured},
+                        {"confirmations", r.confirmations},
                         {"valid", r.valid},
                         {"elapsed_s", r.elapsed_s},
                         {"candidates_per_minute", r.candidates_per_minute},
@@ -149,6 +154,8 @@ int run_tune(const TuneArgs& a) {
               << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before
               << " resumed)\n"
               << "valid     " << r.valid << "\n";
+    if (r.confirmations > 0)
+      std::cout << "confirmed " << r.confirmations << " re-measurements of the fastest traces (best: median of each)\n";
     if (found)
       std::cout << "best      " << format_time(r.best->median_s) << ", " << fixed(r.best_gflops, 2)
                 << " GFLOP/s (record " << r.best->id << ", trial " << r.best->trial << ")\n"
@@ -188,6 +195,11 @@ void add_tune_command(CLI::App& app, Action& action) {
   sub->add_option("--max-mappings", args->max_mappings, "most promising mappings searched (arms beside the loop-nest one)")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
+  sub->add_option("--confirm-top", args->confirm_top,
+                  "re-measure this many fastest traces at the end, in fresh worker processes; the best is then "
+                  "judged by the median of its measurements (0: off)")
+      ->capture_default_str();
+  sub->add_option("--confirm-runs", args->confirm_runs, "re-measurements of each of them")->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }

@@ -1,6 +1,8 @@
 // Database: inserting and querying tuning records (resume, best, history).
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "attune/error.hpp"
 #include "db/impl.hpp"
@@ -141,9 +143,10 @@ std::set<std::string> Database::known_trace_hashes(std::int64_t task_id) const {
 }
 
 TaskCounts Database::counts(std::int64_t task_id) const {
+  // Confirmations re-measure candidates already counted: not attempts of their own.
   Statement st(impl_->c(),
-               "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0), COALESCE(MAX(trial) + 1, 0) "
-               "FROM records WHERE task_id = ?1");
+               "SELECT COALESCE(SUM(strategy != 'confirm'), 0), COALESCE(SUM(status = 'ok' AND strategy != 'confirm'), 0), "
+               "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
   return TaskCounts{st.int64(0), st.int64(1), st.int64(2)};
@@ -152,12 +155,36 @@ TaskCounts Database::counts(std::int64_t task_id) const {
 std::optional<Record> Database::best(std::int64_t task_id) const {
   // NULL medians (a NaN that was stored) sort first in SQLite, so exclude them explicitly.
   Statement st(impl_->c(),
-               select_records("WHERE r.task_id = ?1 AND r.status = 'ok' AND r.median_s IS NOT NULL "
-                              "ORDER BY r.median_s ASC, r.id ASC LIMIT 1")
+               select_records("WHERE r.task_id = ?1 AND r.status = 'ok' AND r.median_s IS NOT NULL ORDER BY r.id")
                    .c_str());
   st.bind(1, task_id);
-  if (!st.step()) return std::nullopt;
-  return db::read_record(st, 0, impl_->path());
+  std::map<std::string, std::vector<Record>> by_trace;
+  std::vector<std::string> order;  // traces by first record
+  bool confirmed_any = false;
+  while (st.step()) {
+    Record r = db::read_record(st, 0, impl_->path());
+    confirmed_any = confirmed_any || r.strategy == kConfirmStrategy;
+    auto& v = by_trace[r.trace_hash];
+    if (v.empty()) order.push_back(r.trace_hash);
+    v.push_back(std::move(r));
+  }
+  std::optional<Record> best;
+  if (!confirmed_any) {  // every record for itself
+    for (const auto& h : order)
+      for (const auto& r : by_trace[h])
+        if (!best || r.median_s < best->median_s || (r.median_s == best->median_s && r.id < best->id)) best = r;
+    return best;
+  }
+  for (const auto& h : order) {
+    auto& v = by_trace[h];
+    const bool confirmed = std::any_of(v.begin(), v.end(), [](const Record& r) { return r.strategy == kConfirmStrategy; });
+    if (!confirmed) continue;
+    // The upper median of the trace's measurements: one lucky run does not make it the best.
+    std::stable_sort(v.begin(), v.end(), [](const Record& a, const Record& b) { return a.median_s < b.median_s; });
+    const Record& rep = v[v.size() / 2];
+    if (!best || rep.median_s < best->median_s) best = rep;  // strictly: ties keep the earlier trace
+  }
+  return best;
 }
 
 std::vector<HistoryPoint> Database::history(std::int64_t task_id) const {

@@ -29,6 +29,7 @@
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
 #include "attune/tuner.hpp"
+#include "search/confirm.hpp"
 #include "search/progress.hpp"
 #include "search/rl_tune.hpp"
 
@@ -202,8 +203,11 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   const int batch = o.batch > 0 ? o.batch : 2 * cores;
   int empty_rounds = 0;
 
+  const bool confirm = !vta && o.confirm_top > 0 && o.confirm_runs > 0;
+  // The search stops early enough to leave the confirmations their time.
+  const double search_s = o.time_s > 0 && confirm ? o.time_s - std::min(0.1 * o.time_s, 15.0) : o.time_s;
   auto out_of_budget = [&] {
-    return counts.trials >= budget || (o.time_s > 0 && seconds_since(t0) >= o.time_s);
+    return counts.trials >= budget || (search_s > 0 && seconds_since(t0) >= search_s);
   };
   auto report = [&] {
     if (o.on_progress)
@@ -406,7 +410,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
       for (std::size_t j = 0; j < builds.size(); ++j) to_measure.push_back(j);
     }
     for (std::size_t j : to_measure) {
-      if (o.time_s > 0 && seconds_since(t0) >= o.time_s) break;
+      if (search_s > 0 && seconds_since(t0) >= search_s) break;
       // A candidate 4x slower than the best on its first call gets no repeats. Below 20 ms the
       // first call's cold start (page faults, the OpenMP pool) could pass 4x, and repeats are cheap.
       mo.cutoff_s = best_s ? std::max(4 * *best_s, 0.02) : 0;
@@ -416,6 +420,11 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
       ++res.measured;
       record(cands[built_index[j]], m, hidden[j]);
     }
+  }
+
+  if (confirm) {
+    ConfirmContext cc{op, *space, db, task.id, *builder, *runner, mo, co, o, t0};
+    res.confirmations = confirm_top_traces(cc, counts.next_trial);
   }
 
   strategy->end(strategy_ctx);

@@ -179,7 +179,9 @@ TEST(Schedules, TransposedConvolutionStepsItsTaps) {
     for (const auto& c : space->seed_configs()) {
       const Trace t = space->trace(c);
       const std::size_t n = stepped(t);
-      if (space->describe(c).value("row_phase", 0) == 1) EXPECT_GE(n, 1u) << trace_to_string(t);
+      if (space->describe(c).value("row_phase", 0) == 1) {
+        EXPECT_GE(n, 1u) << trace_to_string(t);
+      }
       most = std::max(most, n);
       traces.push_back(t);
     }

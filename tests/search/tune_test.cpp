@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -65,7 +67,8 @@ TEST(Tune, ResumeSpendsOnlyTheRemainingBudgetOnNewTraces) {
   EXPECT_EQ(r.trials_run, 4);
   auto d = Database::open(db, OpenMode::read_only);
   std::multiset<std::string> hashes;
-  for (const auto& rec : d.records(r.task_id)) hashes.insert(rec.trace_hash);
+  for (const auto& rec : d.records(r.task_id))
+    if (rec.strategy != kConfirmStrategy) hashes.insert(rec.trace_hash);
   for (const auto& h : hashes) EXPECT_EQ(hashes.count(h), 1u) << "trace measured twice";
 }
 
@@ -109,7 +112,48 @@ TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
   EXPECT_EQ(r.trials_before, static_cast<int>(before.size()));
   EXPECT_EQ(r.trials_run, 3);
   auto after = Database::open(db, OpenMode::read_only).records(task->id);
-  for (std::size_t i = before.size(); i < after.size(); ++i) EXPECT_FALSE(old.count(after[i].trace_hash));
+  for (std::size_t i = before.size(); i < after.size(); ++i)
+    if (after[i].strategy != kConfirmStrategy) EXPECT_FALSE(old.count(after[i].trace_hash));
+}
+
+// The fastest traces are measured again at the end, each in a new worker process, and the
+// best is judged by the median of its measurements; the re-measurements are not attempts of
+// their own (the trial count stays at the budget), and a second run adds none for traces
+// already confirmed.
+TEST(Tune, ConfirmsTheFastestTracesBeforeCallingOneBest) {
+  TempDir tmp;
+  const std::string db = (tmp.path / "t.db").string();
+  const Op op = op_from_cli(kSpec);
+  auto o = small(db, 12, "evolutionary");
+  o.confirm_top = 3;
+  o.confirm_runs = 2;
+  const auto r = tune(op, o);
+  EXPECT_EQ(r.confirmations, 6);
+  ASSERT_TRUE(r.best.has_value());
+  auto d = Database::open(db, OpenMode::read_only);
+  EXPECT_EQ(d.counts(r.task_id).trials, 12);
+  std::map<std::int64_t, std::vector<double>> times;  // original record -> its measurements
+  std::map<std::int64_t, std::string> hash;
+  for (const auto& rec : d.records(r.task_id)) {
+    if (!rec.ok()) continue;
+    const std::int64_t of = rec.strategy == kConfirmStrategy ? rec.features.at("confirms").get<std::int64_t>() : rec.id;
+    times[of].push_back(rec.median_s);
+    if (rec.strategy != kConfirmStrategy) hash[rec.id] = rec.trace_hash;
+  }
+  int confirmed = 0;
+  double want = 0;
+  for (auto& [id, ts] : times) {
+    if (ts.size() == 1) continue;
+    ++confirmed;
+    ASSERT_EQ(ts.size(), 3u);
+    std::sort(ts.begin(), ts.end());
+    if (confirmed == 1 || ts[1] < want) want = ts[1];
+  }
+  EXPECT_EQ(confirmed, 3);
+  EXPECT_EQ(r.best->median_s, want) << "the best is the confirmed trace with the lowest median";
+
+  o.trials = 12;  // nothing new to search; the confirmed traces need no more runs
+  EXPECT_EQ(tune(op, o).confirmations, 0);
 }
 
 }  // namespace
