@@ -37,6 +37,11 @@ std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& tr
   return failures;
 }
 
+// Every trace builds, runs and equals the reference (a test failure per trace that does not).
+void expect_reference(const Op& op, const std::vector<Trace>& traces) {
+  for (const auto& f : check_traces(op, traces)) ADD_FAILURE() << f;
+}
+
 struct Family {
   const char* name;
   const char* spec;  // a template call, small shapes
@@ -65,8 +70,7 @@ TEST_P(RandomTraces, EqualTheReference) {
   std::mt19937_64 rng(42);
   std::vector<Trace> traces{Trace{}};
   for (int i = 0; i < 12; ++i) traces.push_back(random_trace(op, rng, 10));
-  const auto failures = check_traces(op, traces);
-  for (const auto& f : failures) ADD_FAILURE() << f;
+  expect_reference(op, traces);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, RandomTraces, ::testing::ValuesIn(kFamilies),
@@ -94,8 +98,7 @@ TEST(Schedules, RegisterBlockedGemm) {
   const LoopNest nest = replay(op, t);
   const std::string src = lower_cpu(nest).source;
   EXPECT_NE(src.find("C_l_r0"), std::string::npos) << "accumulators should be promoted:\n" << src;
-  const auto failures = check_traces(op, {t});
-  for (const auto& f : failures) ADD_FAILURE() << f;
+  expect_reference(op, {t});
 }
 
 
@@ -133,8 +136,7 @@ TEST(Schedules, NchwConvolutionOverOutputChannels) {
     traces.push_back(t);
   }
   EXPECT_TRUE(promoted_and_scattered) << "no config kept its accumulators in registers with a lane write-back";
-  const auto failures = check_traces(op, traces);
-  for (const auto& f : failures) ADD_FAILURE() << f;
+  expect_reference(op, traces);
 }
 
 // The seeds of a contraction large enough for cache blocks: the NC x KC panels with the
@@ -152,8 +154,7 @@ TEST(Schedules, CacheBlockedSeedsWithTails) {
     traces.push_back(space->trace(c));
   }
   EXPECT_TRUE(blocked) << "no cache-blocked seed";
-  const auto failures = check_traces(op, traces);
-  for (const auto& f : failures) ADD_FAILURE() << f;
+  expect_reference(op, traces);
 }
 
 // A transposed convolution reads its input at (p + pad - r)/stride: the taps that reach an
@@ -190,8 +191,7 @@ TEST(Schedules, TransposedConvolutionStepsItsTaps) {
     copy_under_taps.steps = {Transform::pack("I", "r")};
     EXPECT_EQ(stepped(copy_under_taps), 0u);
     traces.push_back(copy_under_taps);
-    const auto failures = check_traces(op, traces);
-    for (const auto& f : failures) ADD_FAILURE() << f;
+    expect_reference(op, traces);
   }
 }
 
@@ -205,8 +205,7 @@ TEST(Schedules, WeightPanelsSweptOverEveryPixel) {
   for (const auto& c : space->seed_configs())
     if (space->describe(c).value("outer_inside", 0) == 1) traces.push_back(space->trace(c));
   ASSERT_FALSE(traces.empty()) << "no seed sweeps the weight panels";
-  const auto failures = check_traces(op, traces);
-  for (const auto& f : failures) ADD_FAILURE() << f;
+  expect_reference(op, traces);
 }
 
 // A packed operand over the stack limit lives in a per-thread workspace kept across calls: the
@@ -222,7 +221,7 @@ TEST(Schedules, LargePackIsAPerThreadWorkspace) {
   const Artifact art = lower_cpu(replay(op, t), o);
   EXPECT_NE(art.source.find("static _Thread_local float* B_p_ws"), std::string::npos) << art.source;
   EXPECT_EQ(art.source.find("free("), std::string::npos) << art.source;
-  for (const auto& f : check_traces(op, {t})) ADD_FAILURE() << f;  // checked, timed, checked again
+  expect_reference(op, {t});  // checked, timed, checked again
 
   static Builder builder;
   const BuildResult built = builder.build(art);
