@@ -78,6 +78,14 @@ struct Record {
 // confirmation of its top candidates); features["confirms"] holds the record it re-measures.
 inline constexpr const char* kConfirmStrategy = "confirm";
 
+// The ok records of one trace, in insertion order: its own measurement and any confirmations.
+struct TraceMeasurements {
+  std::vector<Record> ok;
+  int confirmations = 0;  // of which strategy kConfirmStrategy
+  // The trace's own (first, non-confirmation) record; nullptr when only confirmations are ok.
+  const Record* own() const;
+};
+
 struct TaskCounts {
   std::int64_t trials = 0;      // records of the task, confirmations not counted
   std::int64_t valid = 0;       // of which status ok
@@ -142,6 +150,8 @@ class Database {
   // traces compete: a single lucky timing cannot win. Without confirmations: the ok record with
   // the lowest median (ties: the earliest).
   std::optional<Record> best(std::int64_t task_id) const;
+  // The task's ok records grouped by trace, traces in the order of their first ok record.
+  std::vector<TraceMeasurements> measurements_by_trace(std::int64_t task_id) const;
   std::vector<HistoryPoint> history(std::int64_t task_id) const;
   std::vector<Record> records(std::int64_t task_id) const;  // insertion order
   std::optional<Record> record(std::int64_t record_id) const;

@@ -198,8 +198,11 @@ void add_tune_command(CLI::App& app, Action& action) {
   sub->add_option("--confirm-top", args->confirm_top,
                   "re-measure this many fastest traces at the end, in fresh worker processes; the best is then "
                   "judged by the median of its measurements (0: off)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub->add_option("--confirm-runs", args->confirm_runs, "re-measurements of each of them")->capture_default_str();
+  sub->add_option("--confirm-runs", args->confirm_runs, "re-measurements of each of them")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }

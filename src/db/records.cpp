@@ -152,36 +152,46 @@ TaskCounts Database::counts(std::int64_t task_id) const {
   return TaskCounts{st.int64(0), st.int64(1), st.int64(2)};
 }
 
-std::optional<Record> Database::best(std::int64_t task_id) const {
+const Record* TraceMeasurements::own() const {
+  for (const auto& r : ok)
+    if (r.strategy != kConfirmStrategy) return &r;
+  return nullptr;
+}
+
+std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task_id) const {
   // NULL medians (a NaN that was stored) sort first in SQLite, so exclude them explicitly.
   Statement st(impl_->c(),
                select_records("WHERE r.task_id = ?1 AND r.status = 'ok' AND r.median_s IS NOT NULL ORDER BY r.id")
                    .c_str());
   st.bind(1, task_id);
-  std::map<std::string, std::vector<Record>> by_trace;
-  std::vector<std::string> order;  // traces by first record
-  bool confirmed_any = false;
+  std::vector<TraceMeasurements> out;
+  std::map<std::string, std::size_t> index;
   while (st.step()) {
     Record r = db::read_record(st, 0, impl_->path());
-    confirmed_any = confirmed_any || r.strategy == kConfirmStrategy;
-    auto& v = by_trace[r.trace_hash];
-    if (v.empty()) order.push_back(r.trace_hash);
-    v.push_back(std::move(r));
+    const auto [it, added] = index.emplace(r.trace_hash, out.size());
+    if (added) out.emplace_back();
+    TraceMeasurements& t = out[it->second];
+    t.confirmations += r.strategy == kConfirmStrategy;
+    t.ok.push_back(std::move(r));
   }
+  return out;
+}
+
+std::optional<Record> Database::best(std::int64_t task_id) const {
+  std::vector<TraceMeasurements> traces = measurements_by_trace(task_id);
+  const bool confirmed_any =
+      std::any_of(traces.begin(), traces.end(), [](const TraceMeasurements& t) { return t.confirmations > 0; });
   std::optional<Record> best;
-  if (!confirmed_any) {  // every record for itself
-    for (const auto& h : order)
-      for (const auto& r : by_trace[h])
+  for (auto& t : traces) {
+    if (!confirmed_any) {  // every record for itself; ties keep the earliest
+      for (const auto& r : t.ok)
         if (!best || r.median_s < best->median_s || (r.median_s == best->median_s && r.id < best->id)) best = r;
-    return best;
-  }
-  for (const auto& h : order) {
-    auto& v = by_trace[h];
-    const bool confirmed = std::any_of(v.begin(), v.end(), [](const Record& r) { return r.strategy == kConfirmStrategy; });
-    if (!confirmed) continue;
+      continue;
+    }
+    if (t.confirmations == 0) continue;
     // The upper median of the trace's measurements: one lucky run does not make it the best.
-    std::stable_sort(v.begin(), v.end(), [](const Record& a, const Record& b) { return a.median_s < b.median_s; });
-    const Record& rep = v[v.size() / 2];
+    std::stable_sort(t.ok.begin(), t.ok.end(), [](const Record& a, const Record& b) { return a.median_s < b.median_s; });
+    const Record& rep = t.ok[t.ok.size() / 2];
     if (!best || rep.median_s < best->median_s) best = rep;  // strictly: ties keep the earlier trace
   }
   return best;

@@ -8,34 +8,23 @@
 #include "search/confirm.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "attune/error.hpp"
-#include <limits>
-#include <map>
-#include <string>
-#include <vector>
 
 namespace attune {
 
 int confirm_top_traces(const ConfirmContext& c, std::int64_t& next_trial) {
-  struct Trace {
-    const Record* first = nullptr;  // the candidate's own record
-    double fastest = std::numeric_limits<double>::infinity();
-    int confirmations = 0;
+  const std::vector<TraceMeasurements> traces = c.db.measurements_by_trace(c.task_id);
+  auto fastest = [](const TraceMeasurements* t) {
+    double f = t->ok.front().median_s;
+    for (const auto& r : t->ok) f = std::min(f, r.median_s);
+    return f;
   };
-  const std::vector<Record> records = c.db.records(c.task_id);
-  std::map<std::string, Trace> traces;
-  for (const auto& r : records) {
-    if (!r.ok()) continue;
-    Trace& t = traces[r.trace_hash];
-    if (!t.first && r.strategy != kConfirmStrategy) t.first = &r;
-    if (r.strategy == kConfirmStrategy) ++t.confirmations;
-    t.fastest = std::min(t.fastest, r.median_s);
-  }
-  std::vector<const Trace*> top;
-  for (const auto& [hash, t] : traces)
-    if (t.first) top.push_back(&t);
-  std::sort(top.begin(), top.end(), [](const Trace* a, const Trace* b) { return a->fastest < b->fastest; });
+  std::vector<const TraceMeasurements*> top;
+  for (const auto& t : traces)
+    if (t.own()) top.push_back(&t);
+  std::stable_sort(top.begin(), top.end(), [&](const auto* a, const auto* b) { return fastest(a) < fastest(b); });
   if (top.size() > static_cast<std::size_t>(c.options.confirm_top)) top.resize(static_cast<std::size_t>(c.options.confirm_top));
 
   auto out_of_time = [&] {
@@ -45,8 +34,9 @@ int confirm_top_traces(const ConfirmContext& c, std::int64_t& next_trial) {
   MeasureOptions mo = c.measure;
   mo.cutoff_s = 0;  // each run is timed in full
   int added = 0;
-  for (const Trace* t : top) {
-    const auto config = c.space.config_from_record(t->first->features);
+  for (const TraceMeasurements* t : top) {
+    const Record& own = *t->own();
+    const auto config = c.space.config_from_record(own.features);
     if (!config) continue;  // a record of another space version: nothing to rebuild it from
     Artifact art;
     try {
@@ -57,12 +47,12 @@ int confirm_top_traces(const ConfirmContext& c, std::int64_t& next_trial) {
     for (int k = t->confirmations; k < c.options.confirm_runs && !out_of_time(); ++k) {
       const BuildResult built = c.builder.build(art);  // cached after the first
       const Measurement m = c.runner.measure_batch(c.op, std::vector<BuildResult>{built}, mo).at(0);
-      Record r = *t->first;
+      Record r = own;
       r.id = 0;
       r.set_measurement(m);
       r.compile_s = m.compile_s;
       r.strategy = kConfirmStrategy;
-      r.features["confirms"] = t->first->id;
+      r.features["confirms"] = own.id;
       r.trial = next_trial++;
       r.created_at.clear();
       c.db.insert(r);
