@@ -150,12 +150,12 @@ std::string cell(const Row& r, const std::string& who) {
   return b;
 }
 
-void print_table(int threads, double peak, const std::vector<Row>& rows) {
+void print_table(int threads, double peak, int bits, const std::vector<Row>& rows) {
   const auto& cols = bench::baseline_columns();
-  std::printf("\n== threads=%d  FMA peak %.1f GFLOP/s at start (12 independent ymm FMA chains per thread)\n"
+  std::printf("\n== threads=%d  FMA peak %.1f GFLOP/s at start (12 independent %s FMA chains per thread)\n"
               "   cells: GFLOP/s (%% of the peak probe timed in the same rounds); peak: that probe's GFLOP/s;\n"
               "   vs_best: attune / best baseline, median of per-round ratios (> 1: attune faster)\n",
-              threads, peak);
+              threads, peak, bits == 512 ? "zmm" : "ymm");
   std::printf("%-14s %-7s %-14s", "name", "group", "attune");
   for (const auto& c : cols) std::printf(" %-15s", c.c_str());
   std::printf(" %-7s %-6s %-15s %-3s %s\n", "vs_best", "peak", "best", "rds", "check");
@@ -206,7 +206,7 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
   Kernel kernel = nullptr;
   if (tr.best) {
     attune::CpuCodegenOptions co;
-    co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
+    co.vector_bits = attune::cpu_vector_bits(target);
     if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
     co.trace_json = tr.best->trace;
     kernel = load_kernel(attune::lower_cpu_recorded(op, target, tr.best->trace, co));
@@ -282,7 +282,7 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
   if (cs.empty()) return row;
 
   // 4. Interleaved timing, with the FMA-peak loop as one more contender (~5 ms a sample).
-  const bench::PeakProbe probe = bench::make_peak_probe(threads, peak, 0.005);
+  const bench::PeakProbe probe = bench::make_peak_probe(threads, peak, 0.005, attune::cpu_vector_bits(target));
   const std::size_t pi = cs.size();
   cs.push_back({"fma_peak", [probe] { probe.run(); }});
   bench::InterleaveOptions io;
@@ -367,13 +367,16 @@ int main(int argc, char** argv) try {
               env("GOMP_SPINCOUNT"), env("OMP_WAIT_POLICY"));
   std::fflush(stdout);
 
-  const attune::Target target = attune::load_target("cpu");
+  // The host's target: AVX-512 where the CPU has it (the baselines pick their kernels by the
+  // same CPUID bits), and the FMA peak probed at that width.
+  const attune::Target target = attune::load_target("host");
+  std::printf("target: %s (%d-bit vectors)\n", target.name.c_str(), attune::cpu_vector_bits(target));
   bool failures = false;
   std::vector<std::string> summary;
   for (int t : a.threads) {
     omp_set_num_threads(t);  // attune's kernels, BLIS and oneDNN share this libgomp
     bench::blas_set_threads(t);
-    const double peak = bench::fma_peak_gflops(t);
+    const double peak = bench::fma_peak_gflops(t, attune::cpu_vector_bits(target));
     std::vector<Row> rows;
     for (const auto& w : ws) {
       std::fprintf(stderr, "[threads=%d] %s\n", t, w.name.c_str());
@@ -389,7 +392,7 @@ int main(int argc, char** argv) try {
         failures = true;
       }
     }
-    print_table(t, peak, rows);
+    print_table(t, peak, attune::cpu_vector_bits(target), rows);
     for (const char* g : {"gemm", "conv2d", "other"}) {
       std::vector<double> rs;
       bool any = false;

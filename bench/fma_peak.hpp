@@ -4,10 +4,10 @@
 
 namespace bench {
 
-// GFLOP/s of `threads` OpenMP threads each running 12 independent 8-lane FMA chains
-// (2 flops per lane per FMA): the most any fp32 kernel can do on this machine now.
-// Best of 7 runs of about 0.1 s.
-double fma_peak_gflops(int threads);
+// GFLOP/s of `threads` OpenMP threads each running 12 independent FMA chains of `bits`-wide
+// vectors (256: ymm, 512: zmm, only where the CPU has AVX-512; 2 flops per lane per FMA): the
+// most any fp32 kernel of that width can do on this machine now. Best of 7 runs of about 0.1 s.
+double fma_peak_gflops(int threads, int bits = 256);
 
 // The same loop as one timed contender among the kernels (interleave.hpp), so that each
 // kernel's % of peak is taken against the peak of the same rounds: on a shared machine the
@@ -15,10 +15,11 @@ double fma_peak_gflops(int threads);
 struct PeakProbe {
   int threads = 1;
   long iters = 1;
+  int bits = 256;
   double flops() const;  // flops one run() performs
   void run() const;
 };
 // A probe that lasts about `seconds` when the machine delivers `gflops`.
-PeakProbe make_peak_probe(int threads, double gflops, double seconds);
+PeakProbe make_peak_probe(int threads, double gflops, double seconds, int bits = 256);
 
 }  // namespace bench

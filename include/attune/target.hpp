@@ -90,8 +90,13 @@ struct Target {
 
 // A path (contains '/' or ends in ".json") or a bare name. Names are looked up as
 // <dir>/<name>.json in $ATTUNE_TARGETS_DIR, then ATTUNE_SOURCE_DIR/targets. Aliases:
-// "cpu"/"host" = x86-avx2, "cuda"/"gpu" = nvidia-h200.
+// "cpu"/"host" = host_cpu_target(), "cuda"/"gpu" = nvidia-h200.
 Target load_target(const std::string& path_or_name);
+// The shipped target for the CPU this process runs on: "x86-avx512" where it has AVX-512 F,
+// VL, BW and DQ (x86-64-v4: Skylake-X, Ice Lake, Zen 4, Zen 5), else "x86-avx2".
+std::string host_cpu_target();
+// The vector width code for a CPU target is generated at: 512 or 256 bits.
+inline int cpu_vector_bits(const Target& t) { return t.vector_bits >= 512 ? 512 : 256; }
 // Validates an already-read document; `origin` names it in messages, and relative config
 // references resolve against its directory.
 Target parse_target(std::string_view json_text, const std::string& origin);

@@ -83,8 +83,10 @@ class Space {
 
 // The CPU schedule space for contraction-like ops (every family attune parses): register tile
 // over a vectorized output dimension and an unrolled one, optional reduction split, loop order,
-// packing of each input at one of several levels, and a parallel outer loop.
-std::unique_ptr<Space> make_cpu_space(const Op& op, int threads);
+// packing of each input at one of several levels, and a parallel outer loop. `vector_bits`
+// (the target's: 256 for AVX2, 512 for AVX-512) sets the lanes of a vector tile and how many
+// accumulators a register tile may hold.
+std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, int vector_bits = 256);
 
 // The VTA space (src/search/vta_space.cpp): AutoTVM's VTA template knobs tile_b, tile_h,
 // tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); trace_json() gives
@@ -103,6 +105,7 @@ struct MappingSpaceOptions {
   bool with_nest = true;
   int max_mappings = 8;
   int threads = 1;
+  int vector_bits = 256;  // the loop-nest arm's (make_cpu_space)
 };
 std::unique_ptr<Space> make_mapping_space(const Op& op, const Target& target, const MappingSpaceOptions& o);
 // How many mappings of `op` the target's CPU intrinsics admit (what the mapping space picks from).

@@ -66,7 +66,7 @@ CpuCodegenOptions cpu_options_for(const Target& target) {
                 " target; only cpu targets can be lowered to C");
   // The same choice as tune() (src/search/tune.cpp), so `best` finds the source it built.
   CpuCodegenOptions o;
-  o.vector_bits = target.vector_bits >= 512 ? 512 : 256;
+  o.vector_bits = cpu_vector_bits(target);
   if (!target.compiler_flags.empty()) o.flags = target.compiler_flags;
   return o;
 }

@@ -27,8 +27,8 @@ std::vector<std::string> target_dirs() {
 }
 
 std::string alias(const std::string& name) {
-  static const std::map<std::string, std::string> aliases{
-      {"cpu", "x86-avx2"}, {"host", "x86-avx2"}, {"cuda", "nvidia-h200"}, {"gpu", "nvidia-h200"}};
+  if (name == "cpu" || name == "host") return host_cpu_target();
+  static const std::map<std::string, std::string> aliases{{"cuda", "nvidia-h200"}, {"gpu", "nvidia-h200"}};
   auto it = aliases.find(name);
   return it == aliases.end() ? name : it->second;
 }
@@ -39,6 +39,15 @@ bool looks_like_path(const std::string& s) {
 }
 
 }  // namespace
+
+std::string host_cpu_target() {
+  // The vendor libraries pick their kernels by the same CPUID bits: where AVX-512 is present,
+  // kernels tuned for AVX2 would leave half of each FMA unit idle next to theirs.
+  __builtin_cpu_init();
+  const bool v4 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  return v4 ? "x86-avx512" : "x86-avx2";
+}
 
 Target load_target(const std::string& path_or_name) {
   if (path_or_name.empty()) throw Error("target: empty name");

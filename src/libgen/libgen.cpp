@@ -115,7 +115,7 @@ Kernel make_kernel(const Library& lib, const Target& target, const TaskInfo& tas
   k.file = "src/kernels/" + k.symbol + ".c";
 
   CpuCodegenOptions co;
-  co.vector_bits = target.vector_bits >= 512 ? 512 : 256;  // as tune() lowers for this target
+  co.vector_bits = cpu_vector_bits(target);  // as tune() lowers for this target
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
   co.trace_json = best.trace;
   try {

@@ -33,7 +33,7 @@ namespace {
 
 class CpuSpace final : public Space {
  public:
-  CpuSpace(const Op& op, int threads) : op_(op) {
+  CpuSpace(const Op& op, int threads, int lanes) : op_(op), lanes_(lanes) {
     // V: the output's last index when it is a plain variable (else the last spatial var).
     std::string natural;
     const auto& last = op.output.index.back();
@@ -48,7 +48,7 @@ class CpuSpace final : public Space {
     if (op.var(natural).extent < 64)
       for (const auto& x : op.spatial_vars()) {
         const std::int64_t e = op.var(x).extent;
-        if (x == natural || e < 16 || e % 8 != 0) continue;
+        if (x == natural || e < 16 || e % lanes_ != 0) continue;
         bool shares = false;
         for (const auto& a : op.inputs) {
           bool has_v = false, has_x = false;
@@ -69,8 +69,8 @@ class CpuSpace final : public Space {
     for (std::size_t i = 0; i < vecs_.size(); ++i) vv.choices.push_back(static_cast<std::int64_t>(i));
     knobs_.push_back(vv);
     Knob vt{"vec_tile", {}, "vector tile (lanes of the vector dimension in the register tile)"};
-    for (std::int64_t t : {8, 16, 24, 32})
-      if (t <= (ev + 7) / 8 * 8) vt.choices.push_back(t);
+    for (std::int64_t n = 1; n <= 4; ++n)
+      if (n * lanes_ <= round_up(ev)) vt.choices.push_back(n * lanes_);
     if (vt.choices.empty()) vt.choices.push_back(ev);
     knobs_.push_back(vt);
     // An L2 block of the vector dimension (GEMM's NC): the hoisted reduction panel of the
@@ -87,9 +87,10 @@ class CpuSpace final : public Space {
     Knob rv{"row_var", {}, "spatial variable of the unrolled rows"};
     for (std::size_t i = 0; i < std::max<std::size_t>(n_rows, 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
     knobs_.push_back(rv);
-    // 7 came last (it divides 56, 28, 14 and 7, the ResNet widths): appended, so the older
-    // choices keep their indices and "cpu-v2" records still read back.
-    knobs_.push_back({"row_tile", {1, 2, 3, 4, 5, 6, 8, 7}, "rows in the register tile"});
+    // 7 came last (it divides 56, 28, 14 and 7, the ResNet widths), then 12 and 14 (AVX-512's
+    // 32 registers hold 12 or 14 rows of two vectors): appended, so the older choices keep
+    // their indices and "cpu-v2" records still read back.
+    knobs_.push_back({"row_tile", {1, 2, 3, 4, 5, 6, 8, 7, 12, 14}, "rows in the register tile"});
 
     Knob rs{"red_split", {0}, "inner extent of the split of reduction " + red_};
     if (!red_.empty())
@@ -147,14 +148,15 @@ class CpuSpace final : public Space {
   }
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
-  // The accumulator tile must fit the 16 vector registers (with room for operands), or the
-  // code generator cannot keep it there and the micro-kernel runs from memory.
+  // The accumulator tile must fit the vector registers (16 for AVX2, 32 for AVX-512) with room
+  // for operands, or the code generator cannot keep it there and the micro-kernel runs from
+  // memory.
   bool admissible(const Config& c) const override {
     const std::int64_t tv = vec_tile(c);
     const std::int64_t tu = rows_for(vec_of(c)).empty() ? 1 : knobs_[4].choices.at(static_cast<std::size_t>(c[4]));
     const std::int64_t vb = knobs_[2].choices.at(static_cast<std::size_t>(c[2]));
     // A block must hold at least two vector tiles (else it is no block, spelled otherwise).
-    return tu * ((tv + 7) / 8) <= 14 && (vb == 0 || vb >= 2 * tv);
+    return tu * ((tv + lanes_ - 1) / lanes_) <= max_accumulators() && (vb == 0 || vb >= 2 * tv);
   }
 
   Trace trace(const Config& c) const override {
@@ -277,9 +279,11 @@ class CpuSpace final : public Space {
         const auto it = split_extent.find(l);
         return it != split_extent.end() ? it->second : op_.var(l).extent;
       };
-      std::string first;
-      for (const auto& l : order)
+      std::string first;  // never the vector loop itself (a short V in one tile: nothing outside it)
+      for (const auto& l : order) {
+        if (l == vi) break;
         if (!op_.is_reduction(l.substr(0, l.find('.'))) && extent(l) > 1) { first = l; break; }
+      }
       if (!first.empty()) {
         if (par == 2) {
           const auto it = std::find(order.begin(), order.end(), first);
@@ -295,8 +299,10 @@ class CpuSpace final : public Space {
     return t;
   }
 
-  // For each choice of the vector dimension, plain register tiles of 8x8, 6x16 and 4x16
-  // (rows x lanes), and of up to 8x8 and 7x16 whose rows divide the row extent: inputs that
+  // For each choice of the vector dimension, plain register tiles (rows x vectors: with AVX2's
+  // 8 lanes 8x1, 6x2 and 4x2, and up to 8x1 and 7x2 rows dividing the row extent; with
+  // AVX-512's 16 lanes and 32 registers 12x2, 6x4, 8x3 and 6x2, and up to 14x2 and 7x4 rows
+  // dividing the row extent): inputs that
   // the vector dimension walks with a stride are packed once (so the tile's loads are
   // contiguous), inputs read outside their bounds get the padded copy, and the outermost loop
   // runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
@@ -321,10 +327,13 @@ class CpuSpace final : public Space {
           if (er % d == 0) return d;
         return most;
       };
-      std::vector<std::pair<std::int64_t, std::int64_t>> tiles{{8, 8}, {16, 6}, {16, 4}};
-      tiles.push_back({8, divisor_upto(8)});
-      tiles.push_back({16, divisor_upto(7)});
-      for (const auto& [lanes, rows] : tiles) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> tiles;  // (vectors, rows)
+      if (lanes_ == 8)
+        tiles = {{1, 8}, {2, 6}, {2, 4}, {1, divisor_upto(8)}, {2, divisor_upto(7)}};
+      else
+        tiles = {{2, 12}, {4, 6}, {3, 8}, {2, 6}, {2, divisor_upto(14)}, {4, divisor_upto(7)}};
+      for (const auto& [vectors, rows] : tiles) {
+        const std::int64_t lanes = vectors * lanes_;
         Config c(knobs_.size(), 0);
         c[at("vec_var")] = static_cast<int>(v);
         const int vt = choice(at("vec_tile"), lanes), rt = choice(at("row_tile"), rows);
@@ -383,20 +392,25 @@ class CpuSpace final : public Space {
   // reduction split by 256 and hoisted above the row and column tiles, the other inputs read in
   // place or packed once. The inputs read along the vector dimension are packed per panel (at
   // the hoisted reduction), or once where spatial loops around the blocks would repack the
-  // panel on every iteration (a convolution's rows). Tiles of 16 lanes by 6 rows, or by the
-  // largest divisor up to 7 of a short row extent (7, 14: no tail).
+  // panel on every iteration (a convolution's rows). Tiles of two vectors by 6 rows (AVX2), or
+  // of four by 6 and two by 12 (AVX-512); of a short row extent (< 64), its largest divisor up
+  // to that many rows (7, 14: no tail).
   template <class At, class Choice>
   std::vector<Config> blocked_seeds(At at, Choice choice) const {
     std::vector<Config> out;
-    const int ks = choice(at("red_split"), 256), vt = choice(at("vec_tile"), 16);
-    if (ks < 0 || vt < 0) return out;
-    for (std::size_t v = 0; v < vecs_.size(); ++v) {
+    const int ks = choice(at("red_split"), 256);
+    if (ks < 0) return out;
+    std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{2, 6}};  // (vectors, rows)
+    if (lanes_ == 16) shapes = {{4, 6}, {2, 12}};
+    for (std::size_t v = 0; v < vecs_.size(); ++v)
+      for (const auto& [vectors, most_rows] : shapes) {
       const auto rows = rows_for(vecs_[v]);
-      if (rows.empty()) continue;
+      const int vt = choice(at("vec_tile"), vectors * lanes_);
+      if (rows.empty() || vt < 0) continue;
       const std::int64_t er = op_.var(rows.front()).extent;
-      std::int64_t tu = 6;
+      std::int64_t tu = most_rows;
       if (er < 64)
-        for (std::int64_t d = 7; d > 1; --d)
+        for (std::int64_t d = most_rows == 6 ? 7 : 14; d > 1; --d)
           if (er % d == 0) { tu = d; break; }
       const int rt = choice(at("row_tile"), tu);
       bool around = false;  // spatial loops outside the blocks (neither V nor the rows)
@@ -459,8 +473,12 @@ class CpuSpace final : public Space {
   // The vector tile, at most the vector dimension rounded up to whole vectors.
   std::int64_t vec_tile(const Config& c) const {
     const std::int64_t ev = op_.var(vec_of(c)).extent;
-    return std::min(knobs_[1].choices.at(static_cast<std::size_t>(c[1])), std::max<std::int64_t>((ev + 7) / 8 * 8, 1));
+    return std::min(knobs_[1].choices.at(static_cast<std::size_t>(c[1])), std::max<std::int64_t>(round_up(ev), 1));
   }
+  std::int64_t round_up(std::int64_t e) const { return (e + lanes_ - 1) / lanes_ * lanes_; }
+  // Accumulator vectors a register tile may hold: the register file less two for the operands
+  // (a broadcast and a loaded vector; more when the compiler pipelines them).
+  std::int64_t max_accumulators() const { return lanes_ == 16 ? 28 : 14; }
   std::vector<std::string> rows_for(const std::string& vec) const {
     std::vector<std::string> r;
     for (const auto& x : op_.spatial_vars())
@@ -521,6 +539,7 @@ class CpuSpace final : public Space {
   }
 
   Op op_;
+  std::int64_t lanes_;  // f32 lanes of a vector: 8 (AVX2) or 16 (AVX-512)
   std::string red_;
   std::vector<std::string> vecs_, inputs_;  // vecs_: the natural vector dimension first
   // The index of an optional knob, if this op has it; its value in `c` (0 when absent).
@@ -540,6 +559,10 @@ class CpuSpace final : public Space {
 
 }  // namespace
 
-std::unique_ptr<Space> make_cpu_space(const Op& op, int threads) { return std::make_unique<CpuSpace>(op, threads); }
+std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, int vector_bits) {
+  if (vector_bits != 256 && vector_bits != 512)
+    throw Error("cpu space: vector width " + std::to_string(vector_bits) + " bits; expected 256 (AVX2) or 512 (AVX-512)");
+  return std::make_unique<CpuSpace>(op, threads, vector_bits / 32);
+}
 
 }  // namespace attune

@@ -77,7 +77,7 @@ std::vector<TensorizePlan> runnable_plans(const Op& op, const Target& target) {
 class MappingSpace final : public Space {
  public:
   MappingSpace(const Op& op, const Target& target, const MappingSpaceOptions& o) : op_(op) {
-    if (o.with_nest) nest_ = make_cpu_space(op, o.threads);
+    if (o.with_nest) nest_ = make_cpu_space(op, o.threads, o.vector_bits);
     plans_ = runnable_plans(op, target);
     std::stable_sort(plans_.begin(), plans_.end(), [](const TensorizePlan& a, const TensorizePlan& b) {
       if (streaming(a) != streaming(b)) return streaming(a) > streaming(b);

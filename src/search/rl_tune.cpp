@@ -215,7 +215,7 @@ TuneResult tune_rl(const Op& op, const TuneOptions& o) {
   mo.max_seconds = 0.5;
   mo.timeout_s = 30;
   CpuCodegenOptions co;
-  co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
+  co.vector_bits = cpu_vector_bits(target);
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
   rl::EnvOptions eo;
   eo.cost.threads = threads;

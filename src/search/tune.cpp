@@ -106,9 +106,9 @@ std::unique_ptr<Space> choose_cpu_space(const Op& op, const Target& target, cons
   const std::string& m = o.mappings;
   if (m != "auto" && m != "on" && m != "off" && m != "only")
     throw Error("--mappings '" + m + "': expected auto, on, off or only");
-  if (m == "off") return make_cpu_space(op, threads);
+  if (m == "off") return make_cpu_space(op, threads, cpu_vector_bits(target));
   const bool shares = o.strategy == "random" || o.strategy == "evolutionary";
-  if (m == "auto" && !shares) return make_cpu_space(op, threads);
+  if (m == "auto" && !shares) return make_cpu_space(op, threads, cpu_vector_bits(target));
   if (!shares)
     throw Error("--mappings " + m + ": strategy '" + o.strategy +
                 "' cannot search a space of mappings (it ranks the configs of one space): use --strategy "
@@ -117,8 +117,9 @@ std::unique_ptr<Space> choose_cpu_space(const Op& op, const Target& target, cons
   mo.with_nest = m != "only";
   mo.max_mappings = o.max_mappings;
   mo.threads = threads;
+  mo.vector_bits = cpu_vector_bits(target);
   auto s = make_mapping_space(op, target, mo);
-  if (mo.with_nest && s->knobs().front().choices.size() == 1) return make_cpu_space(op, threads);  // nothing mapped
+  if (mo.with_nest && s->knobs().front().choices.size() == 1) return make_cpu_space(op, threads, cpu_vector_bits(target));  // nothing mapped
   return s;
 }
 
@@ -187,7 +188,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   mo.warmup = 1;
   mo.max_seconds = 0.5;
   CpuCodegenOptions co;
-  co.vector_bits = target.vector_bits >= 512 ? 512 : 256;
+  co.vector_bits = cpu_vector_bits(target);
   if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
 
   std::vector<Trial> history = load_history(db, task.id, *space);

@@ -32,8 +32,14 @@ TEST(Targets, EveryShippedTargetLoads) {
 }
 
 TEST(Targets, AliasesResolveToShippedFiles) {
-  EXPECT_EQ(load_target("cpu").name, "x86-avx2");
-  EXPECT_EQ(load_target("host").name, "x86-avx2");
+  // "cpu" and "host" follow the CPU: AVX-512 (F, VL, BW, DQ) where it has it, else AVX2.
+  __builtin_cpu_init();
+  const bool v4 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  EXPECT_EQ(host_cpu_target(), v4 ? "x86-avx512" : "x86-avx2");
+  EXPECT_EQ(load_target("cpu").name, host_cpu_target());
+  EXPECT_EQ(load_target("host").name, host_cpu_target());
+  EXPECT_EQ(cpu_vector_bits(load_target("host")), v4 ? 512 : 256);
   EXPECT_EQ(load_target("cuda").name, "nvidia-h200");
   EXPECT_EQ(load_target("vta").kind, TargetKind::vta);
   Target byPath = load_target(std::string(ATTUNE_SOURCE_DIR) + "/targets/x86-avx512.json");

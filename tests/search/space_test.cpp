@@ -236,6 +236,51 @@ TEST(Strategies, ProposeFreshConfigsReproducibly) {
   }
 }
 
+// At 512 bits the vector tiles are whole 16-lane vectors and a register tile may hold up to 28
+// accumulators (AVX-512 has 32 registers): 14 rows of two vectors fit, 8 rows of four do not;
+// the seeds include the 12x2 and 6x4 tiles (rows x vectors) and every seed replays. Other
+// widths are refused with a message.
+TEST(CpuSpace, Avx512TilesFillThirtyTwoRegisters) {
+  const Op op = op_from_cli("gemm:M=96,N=1024,K=600");
+  const auto space = make_cpu_space(op, 2, 512);
+  const auto& knobs = space->knobs();
+  auto at = [&](const std::string& name) {
+    for (std::size_t i = 0; i < knobs.size(); ++i)
+      if (knobs[i].name == name) return i;
+    ADD_FAILURE() << "no knob " << name;
+    return std::size_t{0};
+  };
+  EXPECT_EQ(knobs[at("vec_tile")].choices, (std::vector<std::int64_t>{16, 32, 48, 64}));
+  auto with = [&](std::int64_t lanes, std::int64_t rows) {
+    Config c(knobs.size(), 0);
+    const auto& vt = knobs[at("vec_tile")].choices;
+    const auto& rt = knobs[at("row_tile")].choices;
+    c[at("vec_tile")] = static_cast<int>(std::find(vt.begin(), vt.end(), lanes) - vt.begin());
+    c[at("row_tile")] = static_cast<int>(std::find(rt.begin(), rt.end(), rows) - rt.begin());
+    return c;
+  };
+  EXPECT_TRUE(space->admissible(with(32, 14)));
+  EXPECT_TRUE(space->admissible(with(64, 7)));
+  EXPECT_FALSE(space->admissible(with(64, 8)));
+  std::set<std::pair<std::int64_t, std::int64_t>> tiles;
+  for (const auto& c : space->seed_configs()) {
+    const auto d = space->describe(c);
+    tiles.insert({d["row_tile"].get<std::int64_t>(), d["vec_tile"].get<std::int64_t>()});
+    EXPECT_NO_THROW(replay(op, space->trace(c))) << d.dump();
+  }
+  EXPECT_TRUE(tiles.count({12, 32}));
+  EXPECT_TRUE(tiles.count({6, 64}));
+  // The AVX2 space of the same op keeps its 8-lane tiles and 14 accumulators.
+  const auto avx2 = make_cpu_space(op, 2);
+  EXPECT_EQ(avx2->knobs()[at("vec_tile")].choices, (std::vector<std::int64_t>{8, 16, 24, 32}));
+  try {
+    make_cpu_space(op, 2, 128);
+    FAIL() << "128-bit vectors accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 256 (AVX2) or 512 (AVX-512)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Strategies, UnknownNameListsTheKnownOnes) {
   try {
     make_strategy("annealing");

@@ -91,7 +91,7 @@ TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     try {
       auto d = Database::open(db, OpenMode::read_only);
-      if (auto t = d.find_task(canonical_spec(op), "x86-avx2")) seen = d.counts(t->id).trials;
+      if (auto t = d.find_task(canonical_spec(op), host_cpu_target())) seen = d.counts(t->id).trials;
     } catch (const std::exception&) {
     }
   }
@@ -101,7 +101,7 @@ TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
   ASSERT_GE(seen, 3);
 
   auto d = Database::open(db, OpenMode::read_only);
-  const auto task = d.find_task(canonical_spec(op), "x86-avx2");
+  const auto task = d.find_task(canonical_spec(op), host_cpu_target());
   ASSERT_TRUE(task);
   const auto before = d.records(task->id);
   EXPECT_GE(static_cast<std::int64_t>(before.size()), seen);

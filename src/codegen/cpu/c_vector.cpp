@@ -24,7 +24,8 @@ namespace attune::cgen {
 
 namespace {
 
-constexpr std::int64_t kMaxPromotedVectors = 16;
+// A local buffer of up to this many vectors is kept in registers: AVX2 has 16, AVX-512 32.
+std::int64_t max_promoted_vectors(int lanes) { return lanes >= 16 ? 28 : 16; }
 
 bool uses_only_last(const Access& a, const std::string& v) {
   for (std::size_t d = 0; d + 1 < a.index.size(); ++d)
@@ -155,7 +156,7 @@ void CEmitter::decide_promotions() {
     if (b.kind != BufferKind::local || b.dtype != DType::f32 || !seen.count(b.name) || bad.count(b.name))
       continue;
     if (b.shape.empty() || b.shape.back() % lanes() != 0) continue;
-    if (b.numel() / lanes() > kMaxPromotedVectors) continue;
+    if (b.numel() / lanes() > max_promoted_vectors(lanes())) continue;
     promoted_.insert(b.name);
   }
 }
