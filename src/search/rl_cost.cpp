@@ -81,7 +81,7 @@ bool expanded(const Node& l) { return l.kind == LoopKind::unrolled || l.kind == 
 bool promoted(const LoopNest& nest, const Access& a, const std::vector<const Node*>& loops, int lanes) {
   const auto* b = nest.buffer(a.tensor);
   if (!b || b->kind != BufferKind::local || b->dtype != DType::f32) return false;
-  if (b->numel() > 16 * lanes) return false;
+  if (b->numel() > (lanes >= 16 ? 28 : 16) * lanes) return false;  // 16 (AVX2) or 28 (AVX-512) vectors
   for (const Node* l : loops)
     if (indexes(a, *l) && !expanded(*l)) return false;
   return true;

@@ -43,7 +43,7 @@ std::string vec_var(const Op& op) {
 }  // namespace
 
 std::vector<TileMacro> tile_macros(const Op& op, int lanes) {
-  const auto space = make_cpu_space(op, 1);
+  const auto space = make_cpu_space(op, 1, lanes >= 16 ? 512 : 256);  // the tiles of this width
   const auto& ks = space->knobs();
   const int i_vt = knob_index(*space, "vec_tile"), i_rv = knob_index(*space, "row_var"),
             i_rt = knob_index(*space, "row_tile"), i_rs = knob_index(*space, "red_split"),
