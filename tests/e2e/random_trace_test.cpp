@@ -136,6 +136,48 @@ TEST(Schedules, RegisterBlockedGemm) {
   expect_reference(op, {t});
 }
 
+// Tiles that do not divide their extents (M = 20 rows in tiles of 6, N = 40 columns in tiles
+// of 16, both in parallel and serial loops) are emitted as their whole tiles without bounds
+// checks, then the tail with them; the micro-kernel of the whole tiles has no compare at all.
+// Every such split, also under a padded convolution whose input checks stay, equals the
+// reference.
+TEST(Schedules, TileTailsSplitOff) {
+  const Op gemm = op_from_cli("gemm:M=20,N=40,K=13");
+  auto tiled = [](bool rows_parallel) {
+    Trace t;
+    t.steps = {Transform::split("m", {4, 6}), Transform::split("n", {3, 16}),
+               Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}), Transform::cache_write("C", "n.0"),
+               Transform::unroll("m.1"), Transform::vectorize("n.1"), Transform::unroll("m.1@C_l.init"),
+               Transform::vectorize("n.1@C_l.init"), Transform::unroll("m.1@C_l.back"),
+               Transform::vectorize("n.1@C_l.back")};
+    if (rows_parallel) t.steps.push_back(Transform::parallel("m.0"));
+    return t;
+  };
+  for (bool par : {false, true}) {
+    const std::string src = lower_cpu(replay(gemm, tiled(par))).source;
+    const auto whole = src.find("m.0 < 3: whole tiles"), tail = src.find("m.0 >= 3: the tail");
+    ASSERT_NE(whole, std::string::npos) << src;
+    ASSERT_NE(tail, std::string::npos) << src;
+    // Inside the whole row tiles, the columns split again: 2 whole column tiles, then theirs.
+    const auto cols = src.find("n.0 < 2: whole tiles", whole);
+    ASSERT_LT(cols, tail) << src;
+    const std::string kernel = src.substr(cols, src.find("n.0 >= 2: the tail", cols) - cols);
+    EXPECT_EQ(kernel.find("if ("), std::string::npos) << "a check in the whole tiles:\n" << kernel;
+    EXPECT_NE(src.find("if (", tail), std::string::npos) << "the tail keeps its checks:\n" << src;
+  }
+  expect_reference(gemm, {tiled(false), tiled(true)});
+
+  // A convolution's padding checks stay; its tiles' tails still split, and the seeds of both
+  // (every register tile, in parallel) are exact.
+  const Op conv = op_from_cli("conv2d:N=1,H=9,W=10,C=5,K=24,R=3,S=3,stride=1,pad=1,layout=NHWC");
+  for (const Op* op : {&gemm, &conv}) {
+    const auto space = make_cpu_space(*op, 2);
+    std::vector<Trace> traces;
+    for (const auto& c : space->seed_configs()) traces.push_back(space->trace(c));
+    expect_reference(*op, traces);
+  }
+}
+
 
 // NCHW convolutions vectorized over output channels: the space's alternative vector dimension,
 // a zero-padded copy of the input, and the output tile written back lane by lane from

@@ -8,13 +8,13 @@
 
 namespace attune::cgen {
 
-namespace {
-// Local buffers up to this size live on the stack; larger ones are heap-allocated per scope.
-constexpr std::size_t kStackBytes = 64 * 1024;
-}  // namespace
-
 CEmitter::CEmitter(const LoopNest& nest, const CpuCodegenOptions& opts)
-    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32) {}
+    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32) {
+  for (const auto* l : sched::all_loops(nest.body)) {
+    extents_[l->var] = l->extent;
+    for (const auto& b : l->bindings) extents_[b.var] = b.extent;
+  }
+}
 
 std::string CEmitter::var(const std::string& v) const {
   std::string s = "i_";
@@ -83,7 +83,7 @@ std::string CEmitter::in_bounds(const Access& a, const Stmt& s) const {
   std::string cond;
   for (std::size_t d = 0; d < a.index.size(); ++d) {
     const AffineExpr& e = a.index[d];
-    auto r = sched::range_of(nest_, e);
+    auto r = range(e);
     // A split tail's guard bounds exactly this expression: the statement never runs past it.
     for (const auto& g : s.guards)
       if (g.expr == e) r.hi = std::min(r.hi, g.bound - 1);
@@ -105,6 +105,7 @@ std::string CEmitter::in_bounds(const Access& a, const Stmt& s) const {
 std::string CEmitter::guards(const Stmt& s) const {
   std::string cond;
   for (const auto& g : s.guards) {
+    if (range(g.expr).hi < g.bound) continue;  // holds wherever this statement is emitted now
     const std::string c = expr(g.expr) + " < " + std::to_string(g.bound);
     cond = cond.empty() ? c : cond + " && " + c;
   }
@@ -206,13 +207,28 @@ void CEmitter::emit_loop(const Node& l) {
     line("}");
     return;
   }
-  if (l.kind == LoopKind::parallel) line("#pragma omp parallel for schedule(static)");
-  if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
-  line("for (long " + v + " = 0; " + v + " < " + std::to_string(l.extent) + "; ++" + v + ") {");
-  ++indent;
-  body();
-  --indent;
-  line("}");
+  auto plain = [&](std::int64_t from, std::int64_t to, bool parallel) {
+    if (parallel) line("#pragma omp parallel for schedule(static)");
+    if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
+    line("for (long " + v + " = " + std::to_string(from) + "; " + v + " < " + std::to_string(to) + "; ++" + v + ") {");
+    ++indent;
+    body();
+    --indent;
+    line("}");
+  };
+  if (auto full = tail_split(l)) {
+    ++split_depth_;
+    split_ranges_[l.var] = {0, *full - 1};
+    line("/* " + l.var + " < " + std::to_string(*full) + ": whole tiles, no bounds checks */");
+    plain(0, *full, l.kind == LoopKind::parallel);
+    split_ranges_[l.var] = {*full, l.extent - 1};
+    line("/* " + l.var + " >= " + std::to_string(*full) + ": the tail */");
+    plain(*full, l.extent, l.kind == LoopKind::parallel && l.extent - *full > 1);
+    split_ranges_.erase(l.var);
+    --split_depth_;
+    return;
+  }
+  plain(0, l.extent, l.kind == LoopKind::parallel);
 }
 
 void CEmitter::emit_stmt(const Stmt& s) {

@@ -12,8 +12,12 @@
 
 #include "attune/codegen_cpu.hpp"
 #include "attune/loopnest.hpp"
+#include "schedule/analysis.hpp"
 
 namespace attune::cgen {
+
+// Local buffers up to this size live on the stack; larger ones are per-thread heap workspaces.
+inline constexpr std::size_t kStackBytes = 64 * 1024;
 
 // A divisibility test of a strided read, `residue = 0 (mod divisor)` (see c_phase_step.cpp).
 struct PhaseTest {
@@ -49,6 +53,10 @@ class CEmitter {
   int indent = 1;
   std::map<std::string, std::int64_t> consts;  // unrolled loop variables -> current value
 
+  // [lo, hi] of `e` where the emitter is now: unrolled loops at their constants, the loops of a
+  // split tail (c_tail_split.cpp) over their part, every other loop over its extent.
+  sched::Range range(const AffineExpr& e) const;
+
   // ---- vectors (c_vector.cpp) ----
   // Emits a vectorized loop with vector code when possible; returns false to fall back.
   bool emit_vector_loop(const Node& loop);
@@ -64,6 +72,9 @@ class CEmitter {
   // c_phase_step.cpp: whether `loop` can step over the residue class of a strided read.
   std::optional<PhaseStep> phase_step(const Node& loop) const;
   bool proven_divisible(const AffineExpr& e) const;  // by an enclosing stepped loop
+  // c_tail_split.cpp: how many leading iterations of `loop` need none of the bounds checks
+  // below it, when emitting those apart from the tail is worth it.
+  std::optional<std::int64_t> tail_split(const Node& loop) const;
   bool access_vectorizable(const Access& a, const Stmt& s, const std::string& v) const;
   bool stmt_vectorizable(const Stmt& s, const std::string& v) const;
   // A write-back or copy whose source is vector-readable but whose destination is strided.
@@ -81,6 +92,9 @@ class CEmitter {
   std::set<std::string> promoted_;
   std::vector<std::string> enclosing_;  // variables of the loops around the current statement
   std::vector<PhaseTest> proven_;       // tests the enclosing stepped loops make true
+  std::map<std::string, std::int64_t> extents_;        // every loop and bound variable's extent
+  std::map<std::string, sched::Range> split_ranges_;   // loops being emitted as one part of a split
+  int split_depth_ = 0;
 };
 
 }  // namespace attune::cgen
