@@ -101,6 +101,10 @@ struct MeasureOptions {
   // Timing, inside the worker. Each repeat calls the kernel enough times to last min_repeat_s
   // (so tiny kernels are not lost in clock resolution) and records the time per call.
   int warmup = 2;           // untimed calls after the correctness check
+  // ... and untimed calls until this long has passed. A kernel on two threads of this VM runs
+  // slowly for its first few milliseconds (times per 1 ms repeat rose 62 -> 131 GFLOP/s over
+  // the first 6 ms of a 140 us GEMM): timed from a cold start, the ramp is in its median.
+  double warmup_s = 0.01;
   int min_repeats = 3;
   int max_repeats = 50;
   double min_repeat_s = 1e-3;
@@ -120,6 +124,7 @@ struct MeasureOptions {
   static MeasureOptions correctness_only(int threads = 0) {
     MeasureOptions m;
     m.warmup = 0;
+    m.warmup_s = 0;
     m.min_repeats = 1;
     m.max_repeats = 1;
     m.min_repeat_s = 0;

@@ -26,6 +26,7 @@ nlohmann::json to_json(const WorkerRequest& r) {
           {"seed", r.seed},
           {"rtol", r.rtol},
           {"warmup", r.warmup},
+          {"warmup_s", r.warmup_s},
           {"min_repeats", r.min_repeats},
           {"max_repeats", r.max_repeats},
           {"min_repeat_s", r.min_repeat_s},
@@ -46,6 +47,7 @@ WorkerRequest request_from_json(const nlohmann::json& j) {
     r.seed = j.at("seed").get<std::uint64_t>();
     r.rtol = j.at("rtol").get<double>();
     r.warmup = j.at("warmup").get<int>();
+    r.warmup_s = j.value("warmup_s", 0.0);
     r.min_repeats = j.at("min_repeats").get<int>();
     r.max_repeats = j.at("max_repeats").get<int>();
     r.min_repeat_s = j.at("min_repeat_s").get<double>();

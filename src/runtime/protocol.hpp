@@ -24,6 +24,7 @@ struct WorkerRequest {
   std::uint64_t seed = 1;
   double rtol = 1e-4;
   int warmup = 2;
+  double warmup_s = 0;  // ... and untimed calls until this long has passed
   int min_repeats = 3;
   int max_repeats = 50;
   double min_repeat_s = 1e-3;

@@ -136,6 +136,7 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
   req.seed = o.seed;
   req.rtol = o.rtol;
   req.warmup = o.warmup;
+  req.warmup_s = o.warmup_s;
   req.min_repeats = std::max(1, o.min_repeats);
   req.max_repeats = std::max(req.min_repeats, o.max_repeats);
   req.min_repeat_s = o.min_repeat_s;

@@ -122,7 +122,8 @@ WorkerResult run(const WorkerRequest& req) {
     r.times_s = {first_s};
     return r;
   }
-  for (int i = 0; i < req.warmup; ++i) kernel(args);
+  const auto warm = Clock::now();
+  for (int i = 0; i < req.warmup || seconds_since(warm) < req.warmup_s; ++i) kernel(args);
   r.times_s = time_kernel(kernel, args, req);
   if (req.recheck) {
     const Comparison again = compare(got, want, req.rtol);

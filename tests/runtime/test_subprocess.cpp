@@ -95,11 +95,13 @@ TEST(Protocol, RequestRoundTrips) {
   r.reference_path = "/x/ref.bin";
   r.seed = 0xfedcba9876543210ull;
   r.max_repeats = 9;
+  r.warmup_s = 0.25;
   r.recheck = false;
   WorkerRequest back = request_from_json(nlohmann::json::parse(to_json(r).dump()));
   EXPECT_EQ(back.spec, r.spec);
   EXPECT_EQ(back.seed, r.seed);
   EXPECT_EQ(back.max_repeats, 9);
+  EXPECT_EQ(back.warmup_s, 0.25);
   EXPECT_FALSE(back.recheck);
   EXPECT_EQ(to_json(back), to_json(r));
 }
