@@ -486,8 +486,9 @@ class CpuSpace final : public Space {
     return r;
   }
   // The copy nests of packs placed outside the parallel loop (once, or at a hoisted reduction
-  // above it) would run on one thread while the others wait: split each one's outermost loop
-  // with more than one iteration across the threads as well.
+  // above it), and the output's zeroing and epilogue sweeps where they stay separate nests,
+  // would run on one thread while the others wait: split each one's outermost loop with more
+  // than one iteration across the threads as well.
   void parallelize_copies(Trace& t) const {
     LoopNest n;
     try {
@@ -502,6 +503,12 @@ class CpuSpace final : public Space {
         const auto at = x.var.find('@');
         if (at != std::string::npos && n.buffer(x.var.substr(at + 1)) && x.extent > 1) {
           copies.push_back(x.var);  // a pack's copy loop (cache_write's are "@buf.init"/".back")
+          continue;
+        }
+        // The output's zeroing before a hoisted reduction (4 MiB at 1024^2), and a separate
+        // epilogue: whole-tensor sweeps that one thread would otherwise do alone.
+        if ((x.var.rfind("init.", 0) == 0 || x.var.rfind("epi.", 0) == 0) && x.extent > 1) {
+          copies.push_back(x.var);
           continue;
         }
         walk(x.body);
