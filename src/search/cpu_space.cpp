@@ -106,8 +106,14 @@ class CpuSpace final : public Space {
       if (reads_outside(initial, t)) k.choices.push_back(4), k.help += ", 4 a zero-padded copy";
       knobs_.push_back(k);
     }
-    knobs_.push_back({"parallel", threads > 1 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0},
-                      "0 serial, 1 outermost spatial loop, 2 fused with its child"});
+    // 3 (appended: older records keep their choices) is BLIS's ic loop: the threads share the
+    // cache block's packed panel and split its row tiles, instead of taking whole blocks each
+    // (two blocks of 512 and 256 columns split 2:1; each thread would stream all of the other
+    // input through its own panel).
+    knobs_.push_back({"parallel", threads > 1 ? std::vector<std::int64_t>{0, 1, 2, 3} : std::vector<std::int64_t>{0},
+                      "0 serial, 1 outermost spatial loop, 2 fused with its child, 3 the outermost one inside the "
+                      "cache block and hoisted reduction"});
+    parallel_knob_ = knobs_.size() - 1;
     // Optional knobs follow, each only where it can matter; a record written before one
     // existed reads back with it at choice 0 (config_from_record), which is the old schedule.
     base_knobs_ = knobs_.size();
@@ -156,7 +162,12 @@ class CpuSpace final : public Space {
     const std::int64_t tu = rows_for(vec_of(c)).empty() ? 1 : knobs_[4].choices.at(static_cast<std::size_t>(c[4]));
     const std::int64_t vb = knobs_[2].choices.at(static_cast<std::size_t>(c[2]));
     // A block must hold at least two vector tiles (else it is no block, spelled otherwise).
-    return tu * ((tv + lanes_ - 1) / lanes_) <= max_accumulators() && (vb == 0 || vb >= 2 * tv);
+    if (tu * ((tv + lanes_ - 1) / lanes_) > max_accumulators() || (vb != 0 && vb < 2 * tv)) return false;
+    // Parallel inside the cache block needs a block or a hoisted reduction to be inside of
+    // (else it is choice 1 spelled otherwise).
+    const auto& par = knobs_[parallel_knob_].choices;
+    if (par.at(static_cast<std::size_t>(c[parallel_knob_])) == 3) return blocked(c);
+    return true;
   }
 
   Trace trace(const Config& c) const override {
@@ -274,13 +285,19 @@ class CpuSpace final : public Space {
     }
     // Parallel: the outermost spatial loop, optionally fused with its child.
     const std::int64_t par = val("parallel");
+    // Choice 3 starts looking below the V block and the hoisted reduction.
+    std::size_t from = 0;
+    if (par == 3)
+      for (std::size_t i = 0; i < order.size(); ++i)
+        if (order[i] == vb || (hoist && order[i] == ro)) from = i + 1;
     if (par > 0) {
       auto extent = [&](const std::string& l) -> std::int64_t {
         const auto it = split_extent.find(l);
         return it != split_extent.end() ? it->second : op_.var(l).extent;
       };
       std::string first;  // never the vector loop itself (a short V in one tile: nothing outside it)
-      for (const auto& l : order) {
+      for (std::size_t i = from; i < order.size(); ++i) {
+        const std::string& l = order[i];
         if (l == vi) break;
         if (!op_.is_reduction(l.substr(0, l.find('.'))) && extent(l) > 1) { first = l; break; }
       }
@@ -394,7 +411,8 @@ class CpuSpace final : public Space {
   // the hoisted reduction), or once where spatial loops around the blocks would repack the
   // panel on every iteration (a convolution's rows). Tiles of two vectors by 6 rows (AVX2), or
   // of four by 6 and two by 12 (AVX-512); of a short row extent (< 64), its largest divisor up
-  // to that many rows (7, 14: no tail).
+  // to that many rows (7, 14: no tail). With threads, each in parallel over the blocks and
+  // over the row tiles inside a block.
   template <class At, class Choice>
   std::vector<Config> blocked_seeds(At at, Choice choice) const {
     std::vector<Config> out;
@@ -439,6 +457,11 @@ class CpuSpace final : public Space {
           }
           c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
           if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+          // With threads, also the threads sharing each block's panel and splitting its rows.
+          if (knobs_[at("parallel")].choices.size() > 3) {
+            c[at("parallel")] = 3;
+            if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+          }
         }
       }
     }
@@ -470,6 +493,15 @@ class CpuSpace final : public Space {
     return 0;
   }
   const std::string& vec_of(const Config& c) const { return vecs_.at(static_cast<std::size_t>(c[0])); }
+  // Whether the config's loops have a V block or a hoisted reduction above the tiles (as trace()
+  // expands them: a block narrower than two tiles or as wide as V is none).
+  bool blocked(const Config& c) const {
+    const std::int64_t ev = op_.var(vec_of(c)).extent, tv = vec_tile(c);
+    const std::int64_t nb = knobs_[2].choices.at(static_cast<std::size_t>(c[2])) / tv * tv;
+    const bool block = tv < ev && nb > tv && nb < ev;
+    const bool hoist = knobs_[5].choices.at(static_cast<std::size_t>(c[5])) > 0 && c[6] == 1;
+    return block || hoist;
+  }
   // The vector tile, at most the vector dimension rounded up to whole vectors.
   std::int64_t vec_tile(const Config& c) const {
     const std::int64_t ev = op_.var(vec_of(c)).extent;
@@ -479,6 +511,7 @@ class CpuSpace final : public Space {
   // Accumulator vectors a register tile may hold: the register file less two for the operands
   // (a broadcast and a loaded vector; more when the compiler pipelines them).
   std::int64_t max_accumulators() const { return lanes_ == 16 ? 28 : 14; }
+  std::size_t parallel_knob_ = 0;
   std::vector<std::string> rows_for(const std::string& vec) const {
     std::vector<std::string> r;
     for (const auto& x : op_.spatial_vars())

@@ -217,18 +217,19 @@ TEST(Schedules, NchwConvolutionOverOutputChannels) {
 }
 
 // The seeds of a contraction large enough for cache blocks: the NC x KC panels with the
-// panel packed at the hoisted reduction, in parallel over the column blocks (the output's
-// zeroing in parallel too), with tails in
+// panel packed at the hoisted reduction, in parallel over the column blocks or over the row
+// tiles inside a block (the output's zeroing in parallel too), with tails in
 // every blocked dimension (M = 20 rows of 6, N = 520 by 256, K = 520 by 256). All equal the
 // reference.
 TEST(Schedules, CacheBlockedSeedsWithTails) {
   const Op op = op_from_cli("gemm:M=20,N=520,K=520");
   const auto space = make_cpu_space(op, 2);
   std::vector<Trace> traces;
-  bool blocked = false;
+  bool blocked = false, shared_panel = false;
   for (const auto& c : space->seed_configs()) {
     const auto d = space->describe(c);
     const Trace t = space->trace(c);
+    shared_panel = shared_panel || (d["red_hoist"] == 1 && d["pack_B"] == 2 && d["parallel"] == 3);
     if (d["red_hoist"] == 1 && d["pack_B"] == 2 && d["parallel"] == 1) {
       blocked = true;
       // The hoisted reduction leaves C's zeroing a nest of its own: both threads sweep it.
@@ -238,6 +239,7 @@ TEST(Schedules, CacheBlockedSeedsWithTails) {
     traces.push_back(t);
   }
   EXPECT_TRUE(blocked) << "no cache-blocked seed";
+  EXPECT_TRUE(shared_panel) << "no seed whose threads share a block's panel and split its rows";
   expect_reference(op, traces);
 }
 
