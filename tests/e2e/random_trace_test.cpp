@@ -167,6 +167,20 @@ TEST(Schedules, TileTailsSplitOff) {
   }
   expect_reference(gemm, {tiled(false), tiled(true)});
 
+  // A split loop that packs a panel over the stack limit (B: 136 x 136 floats, 72 KiB) at each
+  // iteration: both copies of its body share one per-thread workspace.
+  const Op wide = op_from_cli("gemm:M=20,N=136,K=136");
+  Trace packed;
+  packed.steps = {Transform::split("m", {4, 6}), Transform::split("n", {17, 8}),
+                  Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}), Transform::vectorize("n.1"),
+                  Transform::pack("B", "m.0"), Transform::parallel("m.0")};
+  const std::string src = lower_cpu(replay(wide, packed)).source;
+  EXPECT_NE(src.find("m.0 < 3: whole tiles"), std::string::npos) << src;
+  const std::string ws = "static _Thread_local float* B_p_ws";
+  ASSERT_NE(src.find(ws), std::string::npos) << src;
+  EXPECT_EQ(src.find(ws, src.find(ws) + 1), std::string::npos) << "one workspace, declared once:\n" << src;
+  expect_reference(wide, {packed});
+
   // A convolution's padding checks stay; its tiles' tails still split, and the seeds of both
   // (every register tile, in parallel) are exact.
   const Op conv = op_from_cli("conv2d:N=1,H=9,W=10,C=5,K=24,R=3,S=3,stride=1,pad=1,layout=NHWC");

@@ -144,17 +144,27 @@ void CEmitter::emit_allocs(const std::string& at) {
     if (bytes <= kStackBytes) {
       line(ctype(b.dtype) + " " + b.name + "[" + std::to_string(b.numel()) + "] __attribute__((aligned(64)));");
     } else {
-      // A per-thread workspace, allocated on a thread's first call and kept: glibc maps a
-      // block of megabytes afresh on every malloc, and faulting in a packed weight tensor's
-      // pages each call can cost more than the kernel's arithmetic (ResNet's last layer: 9 MiB).
-      // The shapes are fixed, so the size is too. Threads do not share one (a parallel loop's
-      // iterations each pack their own panel).
+      // A per-thread workspace (declared at function scope, emit_workspaces), allocated on a
+      // thread's first call and kept.
       const std::size_t rounded = (bytes + 63) / 64 * 64;
       const std::string t = ctype(b.dtype), ws = b.name + "_ws";
-      line("static _Thread_local " + t + "* " + ws + " = 0;");
       line("if (!" + ws + ") " + ws + " = (" + t + "*)aligned_alloc(64, " + std::to_string(rounded) + ");");
       line(t + "* restrict " + b.name + " = " + ws + ";");
     }
+  }
+}
+
+// The per-thread workspaces of local buffers too large for the stack: glibc maps a block of
+// megabytes afresh on every malloc, and faulting in a packed weight tensor's pages each call
+// can cost more than the kernel's arithmetic (ResNet's last layer: 9 MiB), so each thread
+// allocates one on its first call and keeps it. The shapes are fixed, so the size is too.
+// Threads do not share one (a parallel loop's iterations each pack their own panel). Declared
+// once at function scope, so that a scope emitted twice (a split tail) uses the same one.
+void CEmitter::emit_workspaces() {
+  for (const auto& b : nest_.buffers) {
+    if (b.kind != BufferKind::local || promoted(b.name)) continue;
+    if (static_cast<std::size_t>(b.numel()) * dtype_size(b.dtype) <= kStackBytes) continue;
+    line("static _Thread_local " + ctype(b.dtype) + "* " + b.name + "_ws = 0;");
   }
 }
 
@@ -283,6 +293,7 @@ std::string CEmitter::function_body() {
          (out ? "" : "const ") + ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
   }
   decide_promotions();
+  emit_workspaces();
   emit_allocs("");
   emit_nodes(nest_.body);
   return out_.str();

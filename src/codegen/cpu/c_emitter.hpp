@@ -69,6 +69,7 @@ class CEmitter {
   void emit_loop(const Node& loop);
   void emit_stmt(const Stmt& s);
   void emit_allocs(const std::string& at);
+  void emit_workspaces();
   // c_phase_step.cpp: whether `loop` can step over the residue class of a strided read.
   std::optional<PhaseStep> phase_step(const Node& loop) const;
   bool proven_divisible(const AffineExpr& e) const;  // by an enclosing stepped loop

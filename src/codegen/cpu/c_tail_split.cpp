@@ -11,8 +11,8 @@
 // its whole tiles in parallel and runs a one-tile tail on one thread.
 //
 // What it costs is code: the body is emitted twice. Splits nest at most two deep (a row tail
-// and a column tail: four copies of the micro-kernel), and a loop whose body allocates a
-// per-thread heap workspace is never split (each copy would keep a workspace of its own).
+// and a column tail: four copies of the micro-kernel). Both copies of a scope share its
+// per-thread workspaces, which are declared at function scope.
 #include <algorithm>
 
 #include "codegen/cpu/c_emitter.hpp"
@@ -60,7 +60,6 @@ std::optional<std::int64_t> CEmitter::tail_split(const Node& loop) const {
   if (!loop.bindings.empty() || loop.extent < 2 || split_depth_ >= kMaxSplitDepth) return std::nullopt;
 
   std::vector<Bound> bounds;
-  bool workspace = false;
   auto accesses = [&](const Access& a) {
     const auto* b = nest_.buffer(a.tensor);
     if (!b || b->kind == BufferKind::local) return;  // never checked
@@ -72,10 +71,6 @@ std::optional<std::int64_t> CEmitter::tail_split(const Node& loop) const {
     const Node* n = stack.back();
     stack.pop_back();
     if (n->is_loop()) {
-      for (const auto& b : nest_.buffers)
-        if (b.kind == BufferKind::local && b.alloc_at == n->var &&
-            static_cast<std::size_t>(b.numel()) * dtype_size(b.dtype) > kStackBytes)
-          workspace = true;
       for (const auto& c : n->body) stack.push_back(&c);
       continue;
     }
@@ -85,7 +80,6 @@ std::optional<std::int64_t> CEmitter::tail_split(const Node& loop) const {
     for (const auto& a : s.srcs) accesses(a);
     if (s.bias) accesses(*s.bias);
   }
-  if (workspace) return std::nullopt;
 
   // The whole tiles: iterations [0, full) where every bound that this loop's variable can break
   // holds for all values of the other variables.
