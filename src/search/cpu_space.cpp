@@ -41,11 +41,15 @@ class CpuSpace final : public Space {
       if (c == 1 && !op.is_reduction(v)) natural = v;
     if (natural.empty()) natural = op.spatial_vars().back();
     vecs_.push_back(natural);
-    // When the natural V is short (NCHW convolutions: w = 56 ... 7), a spatial variable that
-    // no input read by V uses may be the vector instead (NCHW's output channels k): those
-    // inputs are then broadcast, the others packed so V is contiguous, and the output tile is
-    // written back lane by lane.
-    if (op.var(natural).extent < 64)
+    // When the natural V is short (NCHW convolutions: w = 56 ... 7), or some input reads it
+    // with a stride (a strided NCHW convolution, whose vector loads along w would need that
+    // input repacked im2col-style every call: 29 MiB for ResNet's first layer), a spatial
+    // variable that no input read by V uses may be the vector instead (NCHW's output channels
+    // k): those inputs are then broadcast, the others packed so V is contiguous, and the
+    // output tile is written back lane by lane.
+    bool strided_natural = false;
+    for (const auto& a : op.inputs) strided_natural = strided_natural || strided_in(a, natural);
+    if (op.var(natural).extent < 64 || strided_natural)
       for (const auto& x : op.spatial_vars()) {
         const std::int64_t e = op.var(x).extent;
         if (x == natural || e < 16 || e % lanes_ != 0) continue;

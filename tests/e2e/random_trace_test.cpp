@@ -228,6 +228,16 @@ TEST(Schedules, NchwConvolutionOverOutputChannels) {
   }
   EXPECT_TRUE(promoted_and_scattered) << "no config kept its accumulators in registers with a lane write-back";
   expect_reference(op, traces);
+
+  // A strided one whose output rows are long (65 columns): k is offered too, and every seed
+  // over k equals the reference.
+  const Op strided = op_from_cli("conv2d:N=1,H=5,W=130,C=2,K=24,R=3,S=3,stride=2,pad=1,layout=NCHW");
+  const auto ss = make_cpu_space(strided, 2);
+  std::vector<Trace> over_k;
+  for (const auto& c : ss->seed_configs())
+    if (c[0] == 1) over_k.push_back(ss->trace(c));
+  ASSERT_FALSE(over_k.empty()) << "no seed vectorizes the output channels";
+  expect_reference(strided, over_k);
 }
 
 // The seeds of a contraction large enough for cache blocks: the NC x KC panels with the

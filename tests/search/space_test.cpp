@@ -72,6 +72,13 @@ TEST(CpuSpace, SeedsReplayAndCoverEveryVectorDimension) {
     over_k = over_k || (c[0] == 1 && d["pack_W"] == 3 && d["pack_I"] == 4);
   }
   EXPECT_TRUE(over_k);
+
+  // A long w read with a stride (ResNet's first layer: 112 output columns, stride 2) offers k
+  // too; the same layer at stride 1 keeps w alone.
+  const char* strided = "conv2d:N=1,H=224,W=224,C=3,K=64,R=7,S=7,stride=2,pad=3,layout=NCHW";
+  EXPECT_EQ(make_cpu_space(op_from_cli(strided), 1)->knobs()[0].choices.size(), 2u);
+  const char* plain = "conv2d:N=1,H=112,W=112,C=3,K=64,R=7,S=7,stride=1,pad=3,layout=NCHW";
+  EXPECT_EQ(make_cpu_space(op_from_cli(plain), 1)->knobs()[0].choices.size(), 1u);
 }
 
 // Large operators get cache-blocked seeds first (NC x KC panels, the panel of B packed at the
