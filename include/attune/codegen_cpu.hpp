@@ -24,4 +24,13 @@ struct CpuCodegenOptions {
 
 Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options = {});
 
+// The flags a generated CPU kernel is compiled with: `flags` (a target's or the options') plus
+// -fno-predictive-commoning, unless already there. gcc 12's predictive commoning turns a loop of
+// stores into stores of registers carried between iterations, and for the last iterations it
+// loads the memory it will not write and stores it back unchanged: an invented store. Inside an
+// OpenMP loop that store lands on the rows of the neighbouring thread, which may have written
+// them meanwhile (a batch_matmul's zeroing nest, parallel over row tiles, kept a stale row now
+// and then). Every CPU kernel, tuned or emitted into a library, is built with these flags.
+std::vector<std::string> cpu_kernel_flags(std::vector<std::string> flags);
+
 }  // namespace attune

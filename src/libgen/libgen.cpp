@@ -48,7 +48,8 @@ std::string upper(std::string s) {
 // The target's flags without those that would tie the library to the tuning machine
 // (-march=native) or that CMake sets itself (OpenMP, PIC).
 std::vector<std::string> library_flags(const Target& t) {
-  const std::vector<std::string> from = t.compiler_flags.empty() ? CpuCodegenOptions{}.flags : t.compiler_flags;
+  const std::vector<std::string> from =
+      cpu_kernel_flags(t.compiler_flags.empty() ? CpuCodegenOptions{}.flags : t.compiler_flags);
   std::vector<std::string> out;
   for (const auto& f : from)
     if (f != "-march=native" && f != "-mtune=native" && f != "-fopenmp" && f != "-fPIC" && f != "-fpic")

@@ -1,4 +1,5 @@
 // The CPU backend's entry point: header comment, prelude, and the kernel function.
+#include <algorithm>
 #include <sstream>
 
 #include "attune/codegen_cpu.hpp"
@@ -40,6 +41,12 @@ std::string prelude(int lanes) {
 
 }  // namespace
 
+std::vector<std::string> cpu_kernel_flags(std::vector<std::string> flags) {
+  const std::string no_pcom = "-fno-predictive-commoning";
+  if (std::find(flags.begin(), flags.end(), no_pcom) == flags.end()) flags.push_back(no_pcom);
+  return flags;
+}
+
 Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   cgen::CEmitter emitter(nest, options);
   const std::string body = emitter.function_body();
@@ -55,7 +62,7 @@ Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   Artifact a;
   a.language = "c";
   a.source = os.str();
-  a.flags = options.flags;
+  a.flags = cpu_kernel_flags(options.flags);
   return a;
 }
 

@@ -4,6 +4,7 @@
 // reduction, and guarded lane stores. The block loops are constant-trip C loops that gcc -O3
 // unrolls, so the accumulators stay in registers (the search bounds rows x cols to fit them).
 #include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/codegen_cpu.hpp"
 
 #include <sstream>
 
@@ -244,7 +245,7 @@ Artifact lower_cpu_tensorized(const TensorizePlan& plan, const std::vector<std::
   Artifact a;
   a.language = "c";
   a.source = os.str();
-  a.flags = flags.empty() ? isa_of(plan.intrinsic).default_flags : flags;
+  a.flags = cpu_kernel_flags(flags.empty() ? isa_of(plan.intrinsic).default_flags : flags);
   return a;
 }
 
