@@ -18,10 +18,35 @@
 namespace attune {
 namespace {
 
+using Kernel = void (*)(void* const*);
+
+// One compiler cache for every test of this file.
+Builder& builder() {
+  static Builder b;
+  return b;
+}
+
+// Builds `art` and loads its entry point into this process, for tests that call a kernel
+// themselves (many times, or from several threads). The library stays loaded: it may have
+// started OpenMP threads. nullptr, with a test failure saying why, when it cannot.
+Kernel load_kernel(const Artifact& art) {
+  const BuildResult built = builder().build(art);
+  if (!built.ok) {
+    ADD_FAILURE() << built.error;
+    return nullptr;
+  }
+  void* lib = ::dlopen(built.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    ADD_FAILURE() << ::dlerror();
+    return nullptr;
+  }
+  const auto kernel = reinterpret_cast<Kernel>(::dlsym(lib, art.entry.c_str()));
+  if (!kernel) ADD_FAILURE() << "no symbol " << art.entry << " in " << built.so_path;
+  return kernel;
+}
 
 // Builds and measures each trace, lowered at `vector_bits`; returns a description of every failure.
 std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& traces, int vector_bits = 256) {
-  static Builder builder;
   std::vector<Artifact> arts;
   for (const auto& t : traces) {
     CpuCodegenOptions o;
@@ -29,7 +54,7 @@ std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& tr
     o.trace_json = trace_to_string(t);
     arts.push_back(lower_cpu(replay(op, t), o));
   }
-  const auto builds = builder.build_batch(arts);
+  const auto builds = builder().build_batch(arts);
   const auto ms = measure_batch(op, builds, MeasureOptions::correctness_only(2));
   std::vector<std::string> failures;
   for (std::size_t i = 0; i < ms.size(); ++i)
@@ -207,12 +232,7 @@ TEST(Schedules, ParallelStoresInventNoRaces) {
       R"({"kind":"reorder","loops":["init.m.0","init.b"]},{"kind":"vectorize","loop":"init.n"}]})");
   const Artifact art = lower_cpu(replay(op, t));
   EXPECT_NE(std::find(art.flags.begin(), art.flags.end(), "-fno-predictive-commoning"), art.flags.end());
-  static Builder builder;
-  const BuildResult built = builder.build(art);
-  ASSERT_TRUE(built.ok) << built.error;
-  void* lib = ::dlopen(built.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(lib, nullptr) << ::dlerror();
-  const auto kernel = reinterpret_cast<void (*)(void* const*)>(::dlsym(lib, "attune_kernel"));
+  const Kernel kernel = load_kernel(art);
   ASSERT_NE(kernel, nullptr);
 
   std::vector<Buffer> want = make_buffers(op, 7), got = make_buffers(op, 7);
@@ -369,13 +389,7 @@ TEST(Schedules, LargePackIsAPerThreadWorkspace) {
   EXPECT_EQ(art.source.find("free("), std::string::npos) << art.source;
   expect_reference(op, {t});  // checked, timed, checked again
 
-  static Builder builder;
-  const BuildResult built = builder.build(art);
-  ASSERT_TRUE(built.ok) << built.error;
-  void* lib = dlopen(built.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(lib, nullptr) << dlerror();
-  using Kernel = void (*)(void* const*);
-  const auto kernel = reinterpret_cast<Kernel>(dlsym(lib, art.entry.c_str()));
+  const Kernel kernel = load_kernel(art);
   ASSERT_NE(kernel, nullptr);
   constexpr int kThreads = 4;
   std::vector<std::vector<Buffer>> bufs;
