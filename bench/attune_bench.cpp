@@ -61,6 +61,7 @@ struct Args {
   std::uint64_t seed = 0;
   std::string strategy = "evolutionary";
   std::string mappings = "auto";
+  std::string target = "host";  // a CPU target: host/cpu, x86-avx2, x86-avx512 or a JSON file
   int rounds = 25;
   double measure_s = 4;
   bool check_large = false;     // run the reference evaluator even on the largest ops
@@ -188,6 +189,7 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
   to.db_path = db_for_threads(a.db, threads);
   to.seed = a.seed;
   to.threads = threads;
+  to.target = a.target;  // as given: a name or a JSON file, which tune() loads the same way
   to.on_progress = [&](const attune::TuneProgress& p) {
     if (p.trials % 25 == 0)
       std::fprintf(stderr, "  tune %-14s t=%d: %4d trials, %4d valid, best %.1f GFLOP/s, %.0f s\n", w.name.c_str(),
@@ -335,6 +337,9 @@ int main(int argc, char** argv) try {
   app.add_option("--mappings", a.mappings, "search mappings onto the target's intrinsics too (attune tune --mappings)")
       ->check(CLI::IsMember({"auto", "on", "off", "only"}))
       ->capture_default_str();
+  app.add_option("--target", a.target,
+                 "CPU target to tune for: host (AVX-512 where the CPU has it, else AVX2), x86-avx2, x86-avx512")
+      ->capture_default_str();
   app.add_option("--rounds", a.rounds, "most interleaved timing rounds per op")->capture_default_str();
   app.add_option("--measure-time", a.measure_s, "timing seconds per op (after 5 rounds)")->capture_default_str();
   auto* cl = app.add_flag("--check-large", a.check_large, "run the reference evaluator on ops of >= 2^31 MACs too");
@@ -367,9 +372,14 @@ int main(int argc, char** argv) try {
               env("GOMP_SPINCOUNT"), env("OMP_WAIT_POLICY"));
   std::fflush(stdout);
 
-  // The host's target: AVX-512 where the CPU has it (the baselines pick their kernels by the
-  // same CPUID bits), and the FMA peak probed at that width.
-  const attune::Target target = attune::load_target("host");
+  // The host's target by default: AVX-512 where the CPU has it (the baselines pick their kernels
+  // by the same CPUID bits), and the FMA peak probed at that width. --target x86-avx2 tunes ymm
+  // kernels on an AVX-512 CPU too; the baselines still choose for themselves.
+  const attune::Target target = attune::load_target(a.target);
+  if (target.kind != attune::TargetKind::cpu)
+    throw attune::Error("--target: attune-bench measures CPU targets only, not '" + target.name + "'");
+  if (attune::cpu_vector_bits(target) > 256 && attune::host_cpu_target() != "x86-avx512")
+    throw attune::Error("--target " + target.name + ": this CPU lacks AVX-512 F/VL/BW/DQ");
   std::printf("target: %s (%d-bit vectors)\n", target.name.c_str(), attune::cpu_vector_bits(target));
   bool failures = false;
   std::vector<std::string> summary;
