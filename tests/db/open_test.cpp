@@ -1,6 +1,10 @@
 // Opening: schema creation, reopen, and every refusal — which must leave the file untouched.
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <functional>
+#include <sstream>
 
 #include "attune/error.hpp"
 #include "db_test_util.hpp"
@@ -199,17 +203,55 @@ TEST(DbOpen, InMemoryAndEmptyPaths) {
   EXPECT_EQ(open_error("", OpenMode::read_write_create), "database path is empty");
 }
 
+// Runs `fn` as the owner of `dir` and `path` without root's privileges. Root reads and writes
+// every file whatever its mode, so as root `fn` runs in a child that hands both to the user
+// 'nobody' (uid and gid 65534) and becomes it; its result comes back through a pipe.
+std::string as_unprivileged_owner(const ScratchDir& dir, const std::string& path,
+                                  const std::function<std::string()>& fn) {
+  if (::geteuid() != 0) return fn();
+  constexpr uid_t kNobody = 65534;
+  int fds[2];
+  if (::pipe(fds) != 0) return "(pipe failed)";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    const bool dropped = ::chown(dir.path().c_str(), kNobody, kNobody) == 0 &&
+                         ::chown(path.c_str(), kNobody, kNobody) == 0 && ::setgid(kNobody) == 0 &&
+                         ::setuid(kNobody) == 0;
+    const std::string out = dropped ? fn() : "(could not become nobody)";
+    const bool sent = ::write(fds[1], out.data(), out.size()) == static_cast<ssize_t>(out.size());
+    ::_exit(sent ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return out;
+}
+
 TEST(DbOpen, PermissionDenied) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file";
   ScratchDir dir;
   std::string path = dir.file("attune.db");
   Database::open(path, OpenMode::read_write_create);
-  std::filesystem::permissions(path, std::filesystem::perms::none);
-  EXPECT_EQ(open_error(path, OpenMode::read_write_create), path + ": cannot open: permission denied");
-  EXPECT_EQ(open_error(path, OpenMode::read_only), path + ": cannot open: permission denied");
-  std::filesystem::permissions(path, std::filesystem::perms::owner_read);
-  EXPECT_EQ(open_error(path, OpenMode::read_write_create),
-            path + ": cannot open for writing: permission denied");
+  // The three refusals, one a line: no access at all (read-write, then read-only), then read-only.
+  const std::string got = as_unprivileged_owner(dir, path, [&] {
+    std::filesystem::permissions(path, std::filesystem::perms::none);
+    std::string out = open_error(path, OpenMode::read_write_create) + "\n";
+    out += open_error(path, OpenMode::read_only) + "\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read);
+    return out + open_error(path, OpenMode::read_write_create);
+  });
+  std::istringstream lines(got);
+  std::string none_rw, none_ro, read_rw;
+  std::getline(lines, none_rw);
+  std::getline(lines, none_ro);
+  std::getline(lines, read_rw);
+  EXPECT_EQ(none_rw, path + ": cannot open: permission denied");
+  EXPECT_EQ(none_ro, path + ": cannot open: permission denied");
+  EXPECT_EQ(read_rw, path + ": cannot open for writing: permission denied");
 }
 
 TEST(DbOpen, ReadOnlyRefusesWrites) {
