@@ -137,10 +137,17 @@ struct Row {
   std::map<std::string, std::string> note;  // "FAIL" (wrong output), "ERR" (could not be set up)
   double ratio = kNaN;     // median over rounds of best baseline time / attune time (> 1: attune faster)
   double peak = kNaN;      // the FMA-peak probe's GFLOP/s during this op's rounds
+  double worker_gflops = kNaN;  // the tuner's figure for the same kernel, timed in its worker
   std::string best;        // the baseline with the lowest median time
   std::string check;       // what the outputs were compared with
   int rounds = 0;
 };
+
+// The tuner's worker and this process timed the same kernel (same C, same flags) more than 25%
+// apart: a timing to look into before believing either.
+bool kernel_timings_disagree(double worker, double here) {
+  return worker > 0 && here > 0 && std::max(worker, here) > 1.25 * std::min(worker, here);
+}
 
 std::string cell(const Row& r, const std::string& who) {
   if (auto it = r.note.find(who); it != r.note.end()) return it->second;
@@ -151,23 +158,34 @@ std::string cell(const Row& r, const std::string& who) {
   return b;
 }
 
+// The worker's GFLOP/s for attune's kernel, with "!" when it is more than 25% away from this
+// process's figure for the same kernel (the two timings disagree: see the table's legend).
+std::string worker_cell(const Row& r) {
+  const auto it = r.gflops.find("attune");
+  if (std::isnan(r.worker_gflops) || it == r.gflops.end()) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%s", r.worker_gflops, kernel_timings_disagree(r.worker_gflops, it->second) ? "!" : "");
+  return b;
+}
+
 void print_table(int threads, double peak, int bits, const std::vector<Row>& rows) {
   const auto& cols = bench::baseline_columns();
   std::printf("\n== threads=%d  FMA peak %.1f GFLOP/s at start (12 independent %s FMA chains per thread)\n"
               "   cells: GFLOP/s (%% of the peak probe timed in the same rounds); peak: that probe's GFLOP/s;\n"
-              "   vs_best: attune / best baseline, median of per-round ratios (> 1: attune faster)\n",
+              "   vs_best: attune / best baseline, median of per-round ratios (> 1: attune faster)\n"
+              "   worker: the tuner's GFLOP/s for the same kernel in its worker; '!': over 25%% away from this run's\n",
               threads, peak, bits == 512 ? "zmm" : "ymm");
   std::printf("%-14s %-7s %-14s", "name", "group", "attune");
   for (const auto& c : cols) std::printf(" %-15s", c.c_str());
-  std::printf(" %-7s %-6s %-15s %-3s %s\n", "vs_best", "peak", "best", "rds", "check");
+  std::printf(" %-7s %-6s %-15s %-3s %-9s %s\n", "vs_best", "peak", "best", "rds", "worker", "check");
   for (const auto& r : rows) {
     std::printf("%-14s %-7s %-14s", r.name.c_str(), r.group.c_str(), cell(r, "attune").c_str());
     for (const auto& c : cols) std::printf(" %-15s", cell(r, c).c_str());
     char ratio[32] = "-", pk[32] = "-";
     if (!std::isnan(r.ratio)) std::snprintf(ratio, sizeof ratio, "%.2f", r.ratio);
     if (!std::isnan(r.peak)) std::snprintf(pk, sizeof pk, "%.1f", r.peak);
-    std::printf(" %-7s %-6s %-15s %-3d %s\n", ratio, pk, r.best.empty() ? "-" : r.best.c_str(), r.rounds,
-                r.check.c_str());
+    std::printf(" %-7s %-6s %-15s %-3d %-9s %s\n", ratio, pk, r.best.empty() ? "-" : r.best.c_str(), r.rounds,
+                worker_cell(r).c_str(), r.check.c_str());
   }
   std::fflush(stdout);
 }
@@ -207,11 +225,9 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
 
   Kernel kernel = nullptr;
   if (tr.best) {
-    attune::CpuCodegenOptions co;
-    co.vector_bits = attune::cpu_vector_bits(target);
-    if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
-    co.trace_json = tr.best->trace;
-    kernel = load_kernel(attune::lower_cpu_recorded(op, target, tr.best->trace, co));
+    // The measured kernel itself: same C and flags, checked against the record's hash.
+    kernel = load_kernel(attune::rebuild_recorded(op, target, *tr.best));
+    row.worker_gflops = tr.best_gflops;
   } else {
     std::fprintf(stderr, "  %s t=%d: no verified attune kernel\n", w.name.c_str(), threads);
   }
@@ -378,8 +394,7 @@ int main(int argc, char** argv) try {
   const attune::Target target = attune::load_target(a.target);
   if (target.kind != attune::TargetKind::cpu)
     throw attune::Error("--target: attune-bench measures CPU targets only, not '" + target.name + "'");
-  if (attune::cpu_vector_bits(target) > 256 && attune::host_cpu_target() != "x86-avx512")
-    throw attune::Error("--target " + target.name + ": this CPU lacks AVX-512 F/VL/BW/DQ");
+  if (const auto why = attune::host_cannot_run(target); !why.empty()) throw attune::Error("--target: " + why);
   std::printf("target: %s (%d-bit vectors)\n", target.name.c_str(), attune::cpu_vector_bits(target));
   bool failures = false;
   std::vector<std::string> summary;

@@ -13,16 +13,25 @@
 
 #include "attune/artifact.hpp"
 #include "attune/loopnest.hpp"
+#include "attune/target.hpp"
 
 namespace attune {
 
 struct CpuCodegenOptions {
-  int vector_bits = 256;  // 256: AVX2 (8 f32 lanes); 512: AVX-512 (16 lanes)
+  int vector_bits = 256;       // 256: AVX2 (8 f32 lanes); 512: AVX-512 (16 lanes)
+  int vector_registers = 16;  // the target's (VectorRegisters): how many accumulators promotion keeps
   std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-ffp-contract=fast"};
   std::string trace_json;  // recorded in the header comment
 };
 
 Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options = {});
+
+// The options every kernel for `target` is generated with: the target's vector width (256 or
+// 512 bits) and its compiler flags (through cpu_kernel_flags). The one place they are chosen:
+// tune() lowers candidates with them and every later rebuild (best --emit, libgen, the benches,
+// the demo) uses them too, so the rebuilt C is the measured C. Throws Error for a target that
+// is not a cpu target.
+CpuCodegenOptions cpu_codegen_options(const Target& target);
 
 // The flags a generated CPU kernel is compiled with: `flags` (a target's or the options') plus
 // -fno-predictive-commoning, unless already there. gcc 12's predictive commoning turns a loop of

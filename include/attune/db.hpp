@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attune/hash.hpp"
 #include "attune/measure.hpp"
 
 namespace attune {
@@ -170,8 +171,6 @@ class Database {
   std::unique_ptr<Impl> impl_;
 };
 
-// SHA-256 of `bytes` as 64 lowercase hex digits; stable across platforms and runs.
-std::string content_hash(std::string_view bytes);
 // The hash that identifies a task: content_hash over spec and target, length-delimited.
 std::string task_hash(std::string_view spec, std::string_view target);
 // Now, as ISO-8601 UTC with milliseconds: "2025-01-31T12:34:56.789Z".

@@ -7,7 +7,7 @@
 // `max_steps` steps. The reward of a state is its speedup over the untransformed nest,
 // log(t_initial / t_state), with t from model_seconds() (an analytic cost model) while training;
 // when tuning, every proposed schedule is built and measured for real and the measured rewards
-// train the agent further (rl_tune.cpp).
+// train the agent further (src/search/rl_proposer.cpp).
 //
 // The agent scores each legal action with one network, Q(s, a) = net(state(s) ++ action(s, a)),
 // so a varying action set needs no fixed output layer. Q follows the max-reward formulation: a
@@ -30,6 +30,7 @@
 
 #include "attune/actions.hpp"
 #include "attune/loopnest.hpp"
+#include "attune/target.hpp"
 #include "attune/transform.hpp"
 
 namespace attune::rl {
@@ -42,13 +43,13 @@ namespace attune::rl {
 // predict absolute times.
 struct CostParams {
   int threads = 2;          // cores a parallel loop spreads over
-  int lanes = 8;            // f32 lanes of a vector (AVX2)
+  VectorRegisters vectors;  // the target's lanes and registers (AVX2 by default)
   double ghz = 3.0;
 };
 double model_seconds(const LoopNest& nest, const CostParams& p = {});
 // Statements the code generator writes out: each statement times the extents of the unrolled
 // loops around it and the vector chunks of its vectorized loop. Tuning skips states above a
-// limit (rl_tune.cpp): such bodies take gcc minutes to compile and rarely run faster.
+// limit (src/search/rl_proposer.cpp): such bodies take gcc minutes to compile and rarely run faster.
 std::int64_t emitted_statements(const LoopNest& nest, int lanes = 8);
 
 // ---- features -------------------------------------------------------------------------------
@@ -88,8 +89,8 @@ struct TileMacro {
   Trace steps;
 };
 // Every distinct macro whose steps all apply to the untransformed nest of `op` and whose tile
-// fits the vector registers (16 of `lanes` lanes).
-std::vector<TileMacro> tile_macros(const Op& op, int lanes = 8);
+// fits the register tile's budget (VectorRegisters::accumulators()).
+std::vector<TileMacro> tile_macros(const Op& op, VectorRegisters vectors = {});
 
 std::vector<float> state_features(const LoopNest& nest, int step, int max_steps, double log_gain);
 // `a` null is `stop`.

@@ -78,6 +78,7 @@ struct Target {
   std::string arch;                      // "haswell", "sm_90", ... (informational for codegen)
   int cores = 1;                         // "auto" in the file: this machine's hardware threads
   int vector_bits = 0;
+  int vector_registers = 0;              // architectural vector registers (cpu targets)
   CacheSizes caches;
   std::string compiler;                  // "cc", "nvcc"; empty for vta
   std::vector<std::string> compiler_flags;
@@ -95,8 +96,25 @@ Target load_target(const std::string& path_or_name);
 // The shipped target for the CPU this process runs on: "x86-avx512" where it has AVX-512 F,
 // VL, BW and DQ (x86-64-v4: Skylake-X, Ice Lake, Zen 4, Zen 5), else "x86-avx2".
 std::string host_cpu_target();
+// Why this CPU cannot run kernels built for cpu target `t` (its vectors are wider than the
+// CPU's); empty when it can, and for targets whose kernels do not run on the host CPU.
+// tune() refuses such a target before measuring anything.
+std::string host_cannot_run(const Target& t);
 // The vector width code for a CPU target is generated at: 512 or 256 bits.
 inline int cpu_vector_bits(const Target& t) { return t.vector_bits >= 512 ? 512 : 256; }
+
+// The vector register file kernels for a CPU target are generated for. The one source of the
+// register budget: the code generator's register promotion, the schedule spaces' admissible
+// register tiles and the RL agent's tile macros and cost model all read it.
+struct VectorRegisters {
+  int lanes = 8;   // f32 lanes of a vector: 8 (AVX2), 16 (AVX-512)
+  int count = 16;  // architectural vector registers: 16 (AVX2), 32 (AVX-512)
+  // Registers a register tile may fill with accumulators; the rest hold what streams through
+  // the tile (a broadcast row element and a loaded vector at AVX2): 14 of 16, 28 of 32.
+  int accumulators() const { return count - count / 8; }
+};
+// The target's: lanes from cpu_vector_bits(), count from the file's "vector_registers".
+VectorRegisters cpu_vector_registers(const Target& t);
 // Validates an already-read document; `origin` names it in messages, and relative config
 // references resolve against its directory.
 Target parse_target(std::string_view json_text, const std::string& origin);

@@ -40,17 +40,21 @@ class Space {
   // The trace a config stands for. Throws Error when the config cannot be expressed (rare:
   // most bad configs expand fine and are refused by a transformation's applicable()).
   virtual Trace trace(const Config& c) const = 0;
-  // The JSON text that identifies a config in the database (the resume key is its hash).
-  // Loop-nest spaces store their trace; a space whose schedules are not traces (VTA knobs)
-  // overrides it.
+  // The JSON text that identifies a config in the database (the resume key is its hash), and
+  // what the engine builds it from (lower_cpu_recorded): loop-nest spaces store their trace, the
+  // mapping space a one-step tensorize trace; a space whose schedules are not traces (VTA
+  // knobs) overrides it.
   virtual std::string trace_json(const Config& c) const { return trace_to_string(trace(c)); }
-  // The C a config stands for on the CPU: by default its trace replayed and lowered (with
-  // `co.trace_json` set to trace_json(c)). Throws Error when a transformation refuses it.
-  virtual Artifact lower(const Op& op, const Config& c, const CpuCodegenOptions& co) const;
-  // The tag records of this space carry ("space" in their features), and the config a record
-  // of this task stands for in this space, if any (resume; a space may read older tags).
+  // The tag records of this space carry ("space" in their features), and the tags it reads
+  // back: its own, and those of older versions or other spaces it contains.
   virtual std::string version() const = 0;
-  virtual std::optional<Config> config_from_record(const nlohmann::json& features) const;
+  virtual std::vector<std::string> readable_versions() const { return {version()}; }
+  // The config a record of this task stands for in this space, if any (resume). Knobs are read
+  // by name from the record's "knobs" object ({"name": value} over the knobs its config used):
+  // each named knob takes the choice with that value, a knob the record does not name takes
+  // choice 0 (unused by that config, or added to the space after the record was written), and
+  // a name or value this space does not have means the record is not one of its configs.
+  std::optional<Config> config_from_record(const nlohmann::json& features) const;
   // Whether a config is worth proposing at all (e.g. its register tile fits the registers).
   // Strategies skip configs that are not; they cost no trial.
   virtual bool admissible(const Config& c) const { return true; }
@@ -72,6 +76,7 @@ class Space {
   virtual std::string arm_name(int arm) const { return "arm " + std::to_string(arm); }
   virtual bool knob_used(const Config& c, std::size_t k) const { return true; }
   nlohmann::json describe(const Config& c) const;  // {"knob": value, ...} over the used knobs
+  std::optional<Config> config_from_knobs(const nlohmann::json& knobs) const;  // describe()'s inverse
   // A few configs the tuning loop measures first, before any strategy proposes (the space's
   // prior: the register-tile micro-kernels its codegen is known to run well). They are
   // measured and recorded like any other candidate; none is assumed to be good.
@@ -83,10 +88,10 @@ class Space {
 
 // The CPU schedule space for contraction-like ops (every family attune parses): register tile
 // over a vectorized output dimension and an unrolled one, optional reduction split, loop order,
-// packing of each input at one of several levels, and a parallel outer loop. `vector_bits`
-// (the target's: 256 for AVX2, 512 for AVX-512) sets the lanes of a vector tile and how many
-// accumulators a register tile may hold.
-std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, int vector_bits = 256);
+// packing of each input at one of several levels, and a parallel outer loop. `vectors` (the
+// target's, cpu_vector_registers) sets the lanes of a vector tile and how many accumulators a
+// register tile may hold.
+std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors = {});
 
 // The VTA space (src/search/vta_space.cpp): AutoTVM's VTA template knobs tile_b, tile_h,
 // tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); trace_json() gives
@@ -105,7 +110,7 @@ struct MappingSpaceOptions {
   bool with_nest = true;
   int max_mappings = 8;
   int threads = 1;
-  int vector_bits = 256;  // the loop-nest arm's (make_cpu_space)
+  VectorRegisters vectors;  // the target's (cpu_vector_registers): the nest arm's and the register blocks' budget
 };
 std::unique_ptr<Space> make_mapping_space(const Op& op, const Target& target, const MappingSpaceOptions& o);
 // How many mappings of `op` the target's CPU intrinsics admit (what the mapping space picks from).
@@ -166,8 +171,8 @@ class Strategy {
 std::unique_ptr<Strategy> make_arm_bandit(const std::string& inner);
 
 // "random", "evolutionary", "xgb", "ml2". Throws Error listing the known names for anything else.
-// (Strategy "rl" proposes traces, not configs: tune() runs it on its own trace-based path,
-// src/search/rl_tune.cpp, so it is not in this table.)
+// (Strategy "rl" proposes traces, not configs: the tuning engine takes its proposals from the
+// RL agent, src/search/rl_proposer.cpp, so it is not in this table.)
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 std::vector<std::string> strategy_names();
 
@@ -238,5 +243,21 @@ TuneResult tune(const Op& op, const TuneOptions& options);
 std::string tuning_target_name(const std::string& target_arg);
 
 double gflops_of(const Op& op, double seconds);
+
+// ---- the measured artifact, rebuilt ----
+// The record feature holding content_hash of the C source tune() measured (written since
+// 2026-12; older records have none and are rebuilt unchecked).
+inline constexpr const char* kSourceHashFeature = "source_sha256";
+// Stores what `a` is in `r`: its source hash (features) and its compiler flags.
+void note_measured_artifact(Record& r, const Artifact& a);
+enum class RebuildCheck {
+  source_and_flags,  // the same C and the same flags: the demo, the benches, `attune best`
+  source_only,       // the same C; the caller compiles with flags of its own (libgen's CMake)
+};
+// The kernel of CPU record `r`, regenerated from its trace with cpu_codegen_options(target).
+// Throws Error when the trace no longer replays, or when the record says what it measured and
+// the rebuilt artifact differs from it (so nobody is handed a kernel that was never timed).
+Artifact rebuild_recorded(const Op& op, const Target& target, const Record& r,
+                          RebuildCheck check = RebuildCheck::source_and_flags);
 
 }  // namespace attune

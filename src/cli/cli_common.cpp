@@ -60,17 +60,6 @@ std::string target_arg(const std::string& arg) {
 
 Target load_target_arg(const std::string& arg) { return load_target(target_arg(arg)); }
 
-CpuCodegenOptions cpu_options_for(const Target& target) {
-  if (target.kind != TargetKind::cpu)
-    throw Error("target '" + target.name + "' is a " + std::string(target_kind_name(target.kind)) +
-                " target; only cpu targets can be lowered to C");
-  // The same choice as tune() (src/search/tune.cpp), so `best` finds the source it built.
-  CpuCodegenOptions o;
-  o.vector_bits = cpu_vector_bits(target);
-  if (!target.compiler_flags.empty()) o.flags = target.compiler_flags;
-  return o;
-}
-
 std::string one_line(const std::string& text, std::size_t max_chars) {
   std::string out;
   out.reserve(text.size());

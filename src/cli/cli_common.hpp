@@ -57,9 +57,6 @@ Trace trace_from_arg(const std::string& arg);
 std::string target_arg(const std::string& arg);
 Target load_target_arg(const std::string& arg);
 
-// Code generation options a CPU target asks for (vector width, compiler flags); the same
-// choice `best` must make to find the source tune() built.
-CpuCodegenOptions cpu_options_for(const Target& target);
 
 // Messages from compilers and workers span lines; a report line must not.
 std::string one_line(const std::string& text, std::size_t max_chars = 0);

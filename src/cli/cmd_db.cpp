@@ -53,12 +53,10 @@ Found find_task(const TaskArgs& a) {
   return {std::move(op), std::move(target), std::move(db), std::move(*task)};
 }
 
-// Re-lowers the best trace exactly as tune() did and returns the path of its source in the
-// build cache (<cache>/<key>.c, as Builder names it), writing the file when it is missing.
+// Rebuilds the best record's kernel, checked to be the one it measured, and returns the path of
+// its source in the build cache (<cache>/<key>.c, as Builder names it), writing it when missing.
 std::string best_source_path(const Op& op, const Target& target, const Record& best) {
-  CpuCodegenOptions opts = cpu_options_for(target);
-  opts.trace_json = best.trace;
-  const Artifact art = lower_cpu_recorded(op, target, best.trace, opts);
+  const Artifact art = rebuild_recorded(op, target, best);
   const Builder builder;
   const std::string path = builder.cache_dir() + "/" + builder.cache_key(art) + ".c";
   std::error_code ec;

@@ -30,7 +30,7 @@ int run_lower(const LowerArgs& a) {
   if (wants_tensorize(a.target, a.intrinsic, a.mapping))
     return run_lower_tensorized(a.spec, a.target, a.intrinsic, a.mapping, a.c_only);
   const Op op = op_from_cli(a.spec);
-  CpuCodegenOptions opts = a.target.empty() ? CpuCodegenOptions{} : cpu_options_for(load_target_arg(a.target));
+  CpuCodegenOptions opts = a.target.empty() ? CpuCodegenOptions{} : cpu_codegen_options(load_target_arg(a.target));
   LoopNest nest = initial_nest(op);
   if (!a.trace.empty()) {
     const Trace trace = trace_from_arg(a.trace);

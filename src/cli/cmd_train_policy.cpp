@@ -73,7 +73,7 @@ int run_train(const TrainArgs& a) {
   o.time_limit_s = a.time_s;
   o.env.max_steps = a.max_steps;
   o.env.cost.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  o.env.cost.lanes = cpu_vector_bits(target) / 32;
+  o.env.cost.vectors = cpu_vector_registers(target);
   rl::Agent agent(o.agent);
   const auto r = rl::train(agent, ops, o, [](const rl::TrainProgress& p) {
     if (p.episode % 50 != 0 && p.episode != p.episodes) return;

@@ -49,7 +49,8 @@ Candidate prepare(const Op& op, std::mt19937_64& rng, int max_steps) {
   try {
     const Trace t = random_trace(op, rng, max_steps);
     c.trace_json = trace_to_string(t);
-    CpuCodegenOptions o;
+    static const CpuCodegenOptions host = cpu_codegen_options(load_target("cpu"));  // as tune() builds here
+    CpuCodegenOptions o = host;
     o.trace_json = c.trace_json;
     c.artifact = lower_cpu(replay(op, t), o);
   } catch (const Error& e) {

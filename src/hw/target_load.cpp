@@ -40,13 +40,34 @@ bool looks_like_path(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+bool host_has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+}
+
+}  // namespace
+
 std::string host_cpu_target() {
   // The vendor libraries pick their kernels by the same CPUID bits: where AVX-512 is present,
   // kernels tuned for AVX2 would leave half of each FMA unit idle next to theirs.
-  __builtin_cpu_init();
-  const bool v4 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
-  return v4 ? "x86-avx512" : "x86-avx2";
+  return host_has_avx512() ? "x86-avx512" : "x86-avx2";
+}
+
+VectorRegisters cpu_vector_registers(const Target& t) {
+  VectorRegisters v;
+  v.lanes = cpu_vector_bits(t) / 32;
+  v.count = t.vector_registers;
+  return v;
+}
+
+std::string host_cannot_run(const Target& t) {
+  if (t.kind != TargetKind::cpu) return "";
+  if (cpu_vector_bits(t) > 256 && !host_has_avx512())
+    return "target " + t.name + " needs AVX-512 F/VL/BW/DQ, which this CPU lacks (use x86-avx2, or 'cpu' for this CPU's own)";
+  return "";
 }
 
 Target load_target(const std::string& path_or_name) {

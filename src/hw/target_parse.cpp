@@ -46,7 +46,7 @@ Target parse_target(std::string_view json_text, const std::string& origin) {
   nlohmann::json doc = hw::parse_json_text(json_text, origin);
   JsonNode root(doc, origin);
   root.require_object();
-  root.only_keys({"name", "kind", "arch", "cores", "vector_bits", "caches", "compiler", "intrinsics"});
+  root.only_keys({"name", "kind", "arch", "cores", "vector_bits", "vector_registers", "caches", "compiler", "intrinsics"});
 
   Target t;
   t.source = origin;
@@ -60,6 +60,9 @@ Target parse_target(std::string_view json_text, const std::string& origin) {
     if (t.vector_bits % 8 != 0) vb->fail("must be a multiple of 8, got " + vb->brief());
   }
   if (t.kind == TargetKind::cpu && t.vector_bits == 0) root.get("vector_bits").fail("a cpu target needs a positive vector width");
+  if (auto vr = root.find("vector_registers")) t.vector_registers = static_cast<int>(vr->integer(1));
+  if (t.kind == TargetKind::cpu && t.vector_registers == 0)
+    root.get("vector_registers").fail("a cpu target needs its number of vector registers");
   if (auto c = root.find("caches")) t.caches = hw::read_caches(*c);
 
   // cpu and cuda kernels are compiled by attune; vta programs are instruction streams.

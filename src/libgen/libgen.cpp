@@ -48,8 +48,7 @@ std::string upper(std::string s) {
 // The target's flags without those that would tie the library to the tuning machine
 // (-march=native) or that CMake sets itself (OpenMP, PIC).
 std::vector<std::string> library_flags(const Target& t) {
-  const std::vector<std::string> from =
-      cpu_kernel_flags(t.compiler_flags.empty() ? CpuCodegenOptions{}.flags : t.compiler_flags);
+  const std::vector<std::string> from = cpu_codegen_options(t).flags;
   std::vector<std::string> out;
   for (const auto& f : from)
     if (f != "-march=native" && f != "-mtune=native" && f != "-fopenmp" && f != "-fPIC" && f != "-fpic")
@@ -115,14 +114,12 @@ Kernel make_kernel(const Library& lib, const Target& target, const TaskInfo& tas
   }
   k.file = "src/kernels/" + k.symbol + ".c";
 
-  CpuCodegenOptions co;
-  co.vector_bits = cpu_vector_bits(target);  // as tune() lowers for this target
-  if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
-  co.trace_json = best.trace;
   try {
-    k.source = lower_cpu_recorded(k.op, target, best.trace, co).source;
+    // The measured C (checked by its hash); the library's CMake compiles it with
+    // library_flags(), the target's flags less those that tie it to this machine.
+    k.source = rebuild_recorded(k.op, target, best, RebuildCheck::source_only).source;
   } catch (const Error& e) {
-    throw Error("task '" + task.name + "': record " + std::to_string(best.id) + " no longer replays: " + e.what());
+    throw Error("task '" + task.name + "': " + e.what());
   }
   k.gflops = gflops_of(k.op, best.median_s);
   return k;

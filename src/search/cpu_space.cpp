@@ -33,7 +33,7 @@ namespace {
 
 class CpuSpace final : public Space {
  public:
-  CpuSpace(const Op& op, int threads, int lanes) : op_(op), lanes_(lanes) {
+  CpuSpace(const Op& op, int threads, VectorRegisters vectors) : op_(op), lanes_(vectors.lanes), vectors_(vectors) {
     // V: the output's last index when it is a plain variable (else the last spatial var).
     std::string natural;
     const auto& last = op.output.index.back();
@@ -138,24 +138,8 @@ class CpuSpace final : public Space {
 
   std::string version() const override { return "cpu-v3"; }
   // "cpu-v2" had no vec_var knob (its V was always the natural one, choice 0 here) and a subset
-  // of the other knobs' choices in the same order: its configs are this space's with V = 0.
-  std::optional<Config> config_from_record(const nlohmann::json& f) const override {
-    if (auto c = Space::config_from_record(f)) return c;
-    // Records from before the optional knobs existed: those are at choice 0.
-    if (f.is_object() && f.value("space", "") == version() && f.contains("config") && f["config"].is_array() &&
-        f["config"].size() >= base_knobs_ && f["config"].size() < knobs_.size()) {
-      nlohmann::json g = f;
-      while (g["config"].size() < knobs_.size()) g["config"].push_back(0);
-      return Space::config_from_record(g);
-    }
-    if (!f.is_object() || f.value("space", "") != "cpu-v2" || !f.contains("config")) return {};
-    nlohmann::json g = f;
-    g["space"] = version();
-    auto& cfg = g["config"];
-    if (!cfg.is_array()) return {};
-    cfg.insert(cfg.begin(), 0);
-    return Space::config_from_record(g);
-  }
+  // of the other knobs' choices: read by name, its configs are this space's with V = 0.
+  std::vector<std::string> readable_versions() const override { return {"cpu-v3", "cpu-v2"}; }
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
   // The accumulator tile must fit the vector registers (16 for AVX2, 32 for AVX-512) with room
@@ -512,9 +496,8 @@ class CpuSpace final : public Space {
     return std::min(knobs_[1].choices.at(static_cast<std::size_t>(c[1])), std::max<std::int64_t>(round_up(ev), 1));
   }
   std::int64_t round_up(std::int64_t e) const { return (e + lanes_ - 1) / lanes_ * lanes_; }
-  // Accumulator vectors a register tile may hold: the register file less two for the operands
-  // (a broadcast and a loaded vector; more when the compiler pipelines them).
-  std::int64_t max_accumulators() const { return lanes_ == 16 ? 28 : 14; }
+  // Accumulator vectors a register tile may hold (the target's budget, VectorRegisters).
+  std::int64_t max_accumulators() const { return vectors_.accumulators(); }
   std::size_t parallel_knob_ = 0;
   std::vector<std::string> rows_for(const std::string& vec) const {
     std::vector<std::string> r;
@@ -584,6 +567,7 @@ class CpuSpace final : public Space {
 
   Op op_;
   std::int64_t lanes_;  // f32 lanes of a vector: 8 (AVX2) or 16 (AVX-512)
+  VectorRegisters vectors_;
   std::string red_;
   std::vector<std::string> vecs_, inputs_;  // vecs_: the natural vector dimension first
   // The index of an optional knob, if this op has it; its value in `c` (0 when absent).
@@ -603,10 +587,10 @@ class CpuSpace final : public Space {
 
 }  // namespace
 
-std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, int vector_bits) {
-  if (vector_bits != 256 && vector_bits != 512)
-    throw Error("cpu space: vector width " + std::to_string(vector_bits) + " bits; expected 256 (AVX2) or 512 (AVX-512)");
-  return std::make_unique<CpuSpace>(op, threads, vector_bits / 32);
+std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors) {
+  if (vectors.lanes != 8 && vectors.lanes != 16)
+    throw Error("cpu space: " + std::to_string(vectors.lanes) + " f32 lanes a vector; expected 8 (AVX2) or 16 (AVX-512)");
+  return std::make_unique<CpuSpace>(op, threads, vectors);
 }
 
 }  // namespace attune

@@ -77,7 +77,7 @@ std::vector<TensorizePlan> runnable_plans(const Op& op, const Target& target) {
 class MappingSpace final : public Space {
  public:
   MappingSpace(const Op& op, const Target& target, const MappingSpaceOptions& o) : op_(op) {
-    if (o.with_nest) nest_ = make_cpu_space(op, o.threads, o.vector_bits);
+    if (o.with_nest) nest_ = make_cpu_space(op, o.threads, o.vectors);
     plans_ = runnable_plans(op, target);
     std::stable_sort(plans_.begin(), plans_.end(), [](const TensorizePlan& a, const TensorizePlan& b) {
       if (streaming(a) != streaming(b)) return streaming(a) > streaming(b);
@@ -104,7 +104,7 @@ class MappingSpace final : public Space {
                       "tensorized: 1 runs the outer tiles in parallel"});
     if (nest_) nest_width_ = nest_->visible_features(Config(nest_->knobs().size(), 0)).size();
     // Registers for the accumulators, the staged column tiles and the broadcast row.
-    for (const auto& p : plans_) registers_.push_back(p.intrinsic.emit.value("lanes", 8) == 16 ? 32 : 16);
+    registers_ = o.vectors.count;
   }
 
   std::string version() const override { return kVersion; }
@@ -130,8 +130,7 @@ class MappingSpace final : public Space {
     if (is_nest(c[0])) return nest_->admissible(nest_config(c));
     const TensorizePlan& p = plan(c[0]);
     const auto s = schedule(c);
-    const std::int64_t regs = registers_.at(static_cast<std::size_t>(plan_index(c[0])));
-    return s.rows * s.cols + s.cols + 1 <= regs && s.rows <= p.m.extent && s.cols <= p.n.tiles();
+    return s.rows * s.cols + s.cols + 1 <= registers_ && s.rows <= p.m.extent && s.cols <= p.n.tiles();
   }
 
   // The arm first (uniformly), then the knobs it uses; rejection over the whole space would
@@ -160,11 +159,6 @@ class MappingSpace final : public Space {
         .dump();
   }
 
-  Artifact lower(const Op& op, const Config& c, const CpuCodegenOptions& co) const override {
-    if (is_nest(c.at(0))) return nest_->lower(op, nest_config(c), co);
-    return lower_cpu_tensorized(tensorized(c), co.flags);
-  }
-
   // The loop-nest space's seeds, as arm-0 configs.
   std::vector<Config> seed_configs() const override {
     std::vector<Config> out;
@@ -177,15 +171,13 @@ class MappingSpace final : public Space {
     return out;
   }
 
-  // Records of the plain loop-nest space ("cpu-v3") are arm-0 configs here.
-  std::optional<Config> config_from_record(const nlohmann::json& f) const override {
-    if (auto c = Space::config_from_record(f)) return c;
-    if (!nest_ || !f.is_object() || f.value("space", "") != nest_->version()) return {};
-    auto n = nest_->config_from_record(f);
-    if (!n) return {};
-    Config c(knobs_.size(), 0);
-    std::copy(n->begin(), n->end(), c.begin() + static_cast<std::ptrdiff_t>(nest_at_));
-    return c;
+  // Records of the plain loop-nest space ("cpu-v3", "cpu-v2") are arm-0 configs here: they
+  // name only nest knobs, and the arm knob they leave out is at choice 0, the nest arm.
+  std::vector<std::string> readable_versions() const override {
+    std::vector<std::string> v{version()};
+    if (nest_)
+      for (auto& n : nest_->readable_versions()) v.push_back(n);
+    return v;
   }
 
   // [arm, tensorized?] ++ the nest space's features (NaN for tensorized arms) ++ the plan's
@@ -239,7 +231,7 @@ class MappingSpace final : public Space {
   Op op_;
   std::unique_ptr<Space> nest_;
   std::vector<TensorizePlan> plans_;
-  std::vector<std::int64_t> registers_;
+  std::int64_t registers_ = 16;  // the target's vector registers
   std::vector<Knob> knobs_;
   std::size_t nest_at_ = 1, t_at_ = 1, nest_width_ = 0;
 };

@@ -1,5 +1,4 @@
-// The progress a tuning loop reports after each attempt (TuneProgress, tuner.hpp), shared by
-// the knob loop (tune.cpp) and the RL agent's trace loop (rl_tune.cpp).
+// The progress the tuning loop (engine.cpp) reports after each attempt (TuneProgress, tuner.hpp).
 #pragma once
 
 #include <algorithm>

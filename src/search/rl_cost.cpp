@@ -78,10 +78,10 @@ Pattern pattern(const LoopNest& nest, const Access& a, const Node& l, double* st
 bool expanded(const Node& l) { return l.kind == LoopKind::unrolled || l.kind == LoopKind::vectorized; }
 
 // A local buffer the code generator keeps in registers (see c_vector.cpp's promotion rule).
-bool promoted(const LoopNest& nest, const Access& a, const std::vector<const Node*>& loops, int lanes) {
+bool promoted(const LoopNest& nest, const Access& a, const std::vector<const Node*>& loops, VectorRegisters v) {
   const auto* b = nest.buffer(a.tensor);
   if (!b || b->kind != BufferKind::local || b->dtype != DType::f32) return false;
-  if (b->numel() > (lanes >= 16 ? 28 : 16) * lanes) return false;  // 16 (AVX2) or 28 (AVX-512) vectors
+  if (b->numel() > v.accumulators() * v.lanes) return false;  // the codegen's budget
   for (const Node* l : loops)
     if (indexes(a, *l) && !expanded(*l)) return false;
   return true;
@@ -98,7 +98,7 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
   for (const Node* l : loops) iters *= static_cast<double>(l->extent);
   if (loops.empty()) return iters / (p.ghz * 1e9);
   const Node& inner = *loops.back();
-  const bool dst_promoted = promoted(nest, s.dst, loops, p.lanes);
+  const bool dst_promoted = promoted(nest, s.dst, loops, p.vectors);
 
   // The innermost loop that is not expanded: each of its iterations is one trip of the body.
   const Node* serial = nullptr;
@@ -119,9 +119,9 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
   const bool chain = s.kind == StmtKind::update && serial && !indexes(s.dst, *serial);
   double lanes = 1;
   if (inner.kind == LoopKind::vectorized)
-    lanes = contiguous_all ? std::min<double>(p.lanes, static_cast<double>(inner.extent)) : 2;
+    lanes = contiguous_all ? std::min<double>(p.vectors.lanes, static_cast<double>(inner.extent)) : 2;
   else if (inner.kind == LoopKind::serial && contiguous_all && !chain)
-    lanes = std::max(1.0, std::min<double>(p.lanes, static_cast<double>(inner.extent)) / 2);
+    lanes = std::max(1.0, std::min<double>(p.vectors.lanes, static_cast<double>(inner.extent)) / 2);
   const double vec_ops = iters / lanes;
 
   // Compute and latency per vector operation.
@@ -142,7 +142,7 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
   }
   // Memory.
   for (const Access* a : reads(s)) {
-    if (promoted(nest, *a, loops, p.lanes)) continue;
+    if (promoted(nest, *a, loops, p.vectors)) continue;
     double st = 0;
     const Pattern pt = pattern(nest, *a, inner, &st);
     const auto* b = nest.buffer(a->tensor);

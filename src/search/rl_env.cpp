@@ -55,7 +55,7 @@ const std::vector<Move>& Env::moves() {
     moves_->push_back(std::move(m));
   }
   if (trace_.steps.empty() && o_.macros) {
-    for (auto& t : tile_macros(op_, o_.cost.lanes)) {
+    for (auto& t : tile_macros(op_, o_.cost.vectors)) {
       Move m;
       auto macro = std::make_shared<TileMacro>(std::move(t));
       m.next = std::make_shared<const LoopNest>(replay(op_, macro->steps));

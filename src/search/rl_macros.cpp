@@ -4,8 +4,9 @@
 // Each macro is the knob space's trace for one (vector tile, row variable, row tile, reduction
 // split, hoist, tile order) with no packing and no parallel loop — those stay primitive moves
 // for the agent to add. A macro is offered only when every one of its steps applies in turn
-// (the same applicable() that masks primitive moves) and its accumulator tile fits 14 of the
-// 16 vector registers; macros that expand to the same trace are offered once.
+// (the same applicable() that masks primitive moves) and its accumulator tile fits the target's
+// register-tile budget (14 of 16 vector registers at AVX2, 28 of 32 at AVX-512); macros that
+// expand to the same trace are offered once.
 #include <set>
 
 #include "attune/error.hpp"
@@ -42,8 +43,9 @@ std::string vec_var(const Op& op) {
 
 }  // namespace
 
-std::vector<TileMacro> tile_macros(const Op& op, int lanes) {
-  const auto space = make_cpu_space(op, 1, lanes >= 16 ? 512 : 256);  // the tiles of this width
+std::vector<TileMacro> tile_macros(const Op& op, VectorRegisters vectors) {
+  const auto space = make_cpu_space(op, 1, vectors);  // the tiles of this register file
+  const int lanes = vectors.lanes;
   const auto& ks = space->knobs();
   const int i_vt = knob_index(*space, "vec_tile"), i_rv = knob_index(*space, "row_var"),
             i_rt = knob_index(*space, "row_tile"), i_rs = knob_index(*space, "red_split"),
@@ -67,7 +69,7 @@ std::vector<TileMacro> tile_macros(const Op& op, int lanes) {
               const std::int64_t tv = ks[i_vt].choices[vt], tu = ks[i_rt].choices[rt];
               const std::string row = row_var_name(op, vec, ks[i_rv].choices[rv]);
               const std::int64_t tu_eff = row.empty() ? 1 : tu;
-              if (tu_eff * ((tv + lanes - 1) / lanes) > 14) continue;  // the tile must stay in registers
+              if (tu_eff * ((tv + lanes - 1) / lanes) > vectors.accumulators()) continue;  // stays in registers
               if (ks[i_rs].choices[rs] == 0 && rh == 1) continue;     // nothing to hoist
               TileMacro m;
               try {

@@ -1,6 +1,8 @@
 // What every Space shares: random configs, descriptions and the size of the space.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "attune/tuner.hpp"
 
 namespace attune {
@@ -13,24 +15,30 @@ nlohmann::json Space::describe(const Config& c) const {
   return j;
 }
 
-Artifact Space::lower(const Op& op, const Config& c, const CpuCodegenOptions& co) const {
-  CpuCodegenOptions o = co;
-  o.trace_json = trace_json(c);
-  return lower_cpu(replay(op, trace(c)), o);
+std::optional<Config> Space::config_from_knobs(const nlohmann::json& named) const {
+  if (!named.is_object()) return {};
+  const auto& ks = knobs();
+  Config c(ks.size(), 0);
+  std::size_t found = 0;
+  for (std::size_t k = 0; k < ks.size(); ++k) {
+    const auto it = named.find(ks[k].name);
+    if (it == named.end()) continue;
+    if (!it->is_number_integer()) return {};
+    const auto& ch = ks[k].choices;
+    const auto at = std::find(ch.begin(), ch.end(), it->get<std::int64_t>());
+    if (at == ch.end()) return {};  // a value this space does not offer
+    c[k] = static_cast<int>(at - ch.begin());
+    ++found;
+  }
+  if (found != named.size()) return {};  // a knob this space does not have
+  return c;
 }
 
 std::optional<Config> Space::config_from_record(const nlohmann::json& features) const {
-  if (!features.is_object() || features.value("space", "") != version() || !features.contains("config")) return {};
-  const auto& cfg = features.at("config");
-  if (!cfg.is_array() || cfg.size() != knobs().size()) return {};
-  Config c;
-  for (const auto& v : cfg) {
-    if (!v.is_number_integer()) return {};
-    c.push_back(v.get<int>());
-  }
-  for (std::size_t i = 0; i < c.size(); ++i)
-    if (c[i] < 0 || c[i] >= static_cast<int>(knobs()[i].choices.size())) return {};
-  return c;
+  if (!features.is_object() || !features.contains("knobs")) return {};
+  const auto versions = readable_versions();
+  if (std::find(versions.begin(), versions.end(), features.value("space", "")) == versions.end()) return {};
+  return config_from_knobs(features.at("knobs"));
 }
 
 Config Space::random_config(std::mt19937_64& rng) const {

@@ -51,6 +51,7 @@ std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& tr
   for (const auto& t : traces) {
     CpuCodegenOptions o;
     o.vector_bits = vector_bits;
+    o.vector_registers = cpu_vector_registers(load_target(vector_bits >= 512 ? "x86-avx512" : "x86-avx2")).count;
     o.trace_json = trace_to_string(t);
     arts.push_back(lower_cpu(replay(op, t), o));
   }
@@ -109,9 +110,9 @@ TEST_P(RandomTraces, EqualTheReference) {
 // tuner's verification records such a kernel as wrong_result; the seeds, which use the copy,
 // are all checked here.
 TEST_P(RandomTraces, Avx512SpaceEqualsTheReference) {
-  if (host_cpu_target() != "x86-avx512") GTEST_SKIP() << "this CPU has no AVX-512 (x86-64-v4): 512-bit kernels cannot run";
+  if (const auto why = host_cannot_run(load_target("x86-avx512")); !why.empty()) GTEST_SKIP() << why;
   const Op op = op_from_cli(GetParam().spec);
-  const auto space = make_cpu_space(op, 2, 512);
+  const auto space = make_cpu_space(op, 2, cpu_vector_registers(load_target("x86-avx512")));
   std::vector<Trace> traces;
   for (const auto& c : space->seed_configs()) traces.push_back(space->trace(c));
   std::mt19937_64 rng(11);

@@ -17,7 +17,7 @@ using nlohmann::json;
 // A small valid cpu target; each case breaks one thing in it.
 json base() {
   return json::parse(R"({
-    "name": "t", "kind": "cpu", "cores": 2, "vector_bits": 256,
+    "name": "t", "kind": "cpu", "cores": 2, "vector_bits": 256, "vector_registers": 16,
     "compiler": {"command": "cc", "flags": ["-O3"]},
     "intrinsics": [{
       "name": "fma",
@@ -75,7 +75,7 @@ TEST(TargetErrors, BadCores) {
 
 TEST(TargetErrors, UnknownTopLevelField) {
   EXPECT_EQ(error_of([](json& j) { j["vectorbits"] = 256; }),
-            "targets/x.json: vectorbits: unknown field (expected one of: name, kind, arch, cores, vector_bits, "
+            "targets/x.json: vectorbits: unknown field (expected one of: name, kind, arch, cores, vector_bits, vector_registers, "
             "caches, compiler, intrinsics)");
 }
 
@@ -125,6 +125,7 @@ TEST(TargetErrors, EmitLanesAndKind) {
   EXPECT_EQ(error_of([](json& j) { j["intrinsics"][0]["emit"]["kind"] = "wmma"; }),
             "targets/x.json: intrinsics[0].emit.kind: unknown emit kind 'wmma' for a cpu target (expected "
             "avx2_fma_bcast|avx512_fma_bcast|avx512_vnni)");
+  EXPECT_NE(error_of([](json& j) { j.erase("vector_registers"); }).find("vector_registers"), std::string::npos);
   EXPECT_EQ(error_of([](json& j) { j["vector_bits"] = 128; }),
             "targets/x.json: intrinsics[0].emit.lanes: 8 lanes of f32 exceed the target's 128-bit vectors");
 }

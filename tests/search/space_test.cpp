@@ -133,12 +133,36 @@ TEST(CpuSpace, ReadsVersion2RecordsWithTheNaturalVector) {
   for (int i = 0; i < 20; ++i) {
     Config c = space->random_config(rng);
     c[0] = 0;
-    const Config old(c.begin() + 1, c.end());
-    const auto got = space->config_from_record({{"space", "cpu-v2"}, {"config", old}});
+    nlohmann::json old = space->describe(c);
+    old.erase("vec_var");  // version 2 had no such knob
+    const auto got = space->config_from_record({{"space", "cpu-v2"}, {"knobs", old}});
     ASSERT_TRUE(got.has_value());
     EXPECT_EQ(*got, c);
   }
-  EXPECT_FALSE(space->config_from_record({{"space", "cpu-v1"}, {"config", Config(space->knobs().size() - 1, 0)}}).has_value());
+  EXPECT_FALSE(space->config_from_record({{"space", "cpu-v1"}, {"knobs", space->describe(Config(space->knobs().size(), 0))}})
+                   .has_value());
+}
+
+// Records are read by knob name and value, never by position: a name or a value the space does
+// not have means "not one of ours".
+TEST(CpuSpace, ReadsRecordsByKnobNameNotPosition) {
+  const Op op = op_from_cli("gemm:M=64,N=48,K=40");
+  const auto space = make_cpu_space(op, 2);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 20; ++i) {
+    const Config c = space->random_config(rng);
+    const nlohmann::json knobs = space->describe(c);
+    // A positional "config" that disagrees is ignored: only the names count.
+    const auto got = space->config_from_record({{"space", space->version()}, {"config", Config{}}, {"knobs", knobs}});
+    ASSERT_TRUE(got.has_value()) << knobs.dump();
+    EXPECT_EQ(*got, c);
+    nlohmann::json unknown = knobs;
+    unknown["no_such_knob"] = 1;
+    EXPECT_FALSE(space->config_from_record({{"space", space->version()}, {"knobs", unknown}}).has_value());
+    nlohmann::json off = knobs;
+    off["row_tile"] = 1000003;
+    EXPECT_FALSE(space->config_from_record({{"space", space->version()}, {"knobs", off}}).has_value());
+  }
 }
 
 // A transposed convolution's rows are read through a division by the stride: the space offers
@@ -166,8 +190,9 @@ TEST(CpuSpace, TransposedConvolutionRowsHaveAStridePhase) {
     EXPECT_NO_THROW(replay(t2d, t)) << trace_to_string(t);
   }
   Config c = seeds.front();
-  const Config old(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(ph));  // before the optional knobs
-  const auto got = space->config_from_record({{"space", space->version()}, {"config", old}});
+  nlohmann::json old = space->describe(c);
+  for (std::size_t k = ph; k < knobs.size(); ++k) old.erase(knobs[k].name);  // written before the optional knobs
+  const auto got = space->config_from_record({{"space", space->version()}, {"knobs", old}});
   ASSERT_TRUE(got.has_value());
   std::fill(c.begin() + static_cast<std::ptrdiff_t>(ph), c.end(), 0);
   EXPECT_EQ(*got, c);
@@ -249,7 +274,7 @@ TEST(Strategies, ProposeFreshConfigsReproducibly) {
 // widths are refused with a message.
 TEST(CpuSpace, Avx512TilesFillThirtyTwoRegisters) {
   const Op op = op_from_cli("gemm:M=96,N=1024,K=600");
-  const auto space = make_cpu_space(op, 2, 512);
+  const auto space = make_cpu_space(op, 2, cpu_vector_registers(load_target("x86-avx512")));
   const auto& knobs = space->knobs();
   auto at = [&](const std::string& name) {
     for (std::size_t i = 0; i < knobs.size(); ++i)
@@ -281,10 +306,10 @@ TEST(CpuSpace, Avx512TilesFillThirtyTwoRegisters) {
   const auto avx2 = make_cpu_space(op, 2);
   EXPECT_EQ(avx2->knobs()[at("vec_tile")].choices, (std::vector<std::int64_t>{8, 16, 24, 32}));
   try {
-    make_cpu_space(op, 2, 128);
+    make_cpu_space(op, 2, VectorRegisters{4, 16});
     FAIL() << "128-bit vectors accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("expected 256 (AVX2) or 512 (AVX-512)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected 8 (AVX2) or 16 (AVX-512)"), std::string::npos) << e.what();
   }
 }
 

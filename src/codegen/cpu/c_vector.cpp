@@ -24,9 +24,6 @@ namespace attune::cgen {
 
 namespace {
 
-// A local buffer of up to this many vectors is kept in registers: AVX2 has 16, AVX-512 32.
-std::int64_t max_promoted_vectors(int lanes) { return lanes >= 16 ? 28 : 16; }
-
 bool uses_only_last(const Access& a, const std::string& v) {
   for (std::size_t d = 0; d + 1 < a.index.size(); ++d)
     if (a.index[d].uses(v)) return false;
@@ -156,7 +153,8 @@ void CEmitter::decide_promotions() {
     if (b.kind != BufferKind::local || b.dtype != DType::f32 || !seen.count(b.name) || bad.count(b.name))
       continue;
     if (b.shape.empty() || b.shape.back() % lanes() != 0) continue;
-    if (b.numel() / lanes() > max_promoted_vectors(lanes())) continue;
+    // At most the register tile's budget of vectors (the rest of the file feeds the tile).
+    if (b.numel() / lanes() > VectorRegisters{lanes(), opts_.vector_registers}.accumulators()) continue;
     promoted_.insert(b.name);
   }
 }

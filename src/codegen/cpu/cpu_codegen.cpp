@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "attune/codegen_cpu.hpp"
+#include "attune/error.hpp"
 #include "codegen/cpu/c_emitter.hpp"
 
 namespace attune {
@@ -45,6 +46,17 @@ std::vector<std::string> cpu_kernel_flags(std::vector<std::string> flags) {
   const std::string no_pcom = "-fno-predictive-commoning";
   if (std::find(flags.begin(), flags.end(), no_pcom) == flags.end()) flags.push_back(no_pcom);
   return flags;
+}
+
+CpuCodegenOptions cpu_codegen_options(const Target& target) {
+  if (target.kind != TargetKind::cpu)
+    throw Error("target '" + target.name + "' is a " + std::string(target_kind_name(target.kind)) +
+                " target; only cpu targets are lowered to C");
+  CpuCodegenOptions o;
+  o.vector_bits = cpu_vector_bits(target);
+  o.vector_registers = cpu_vector_registers(target).count;
+  o.flags = cpu_kernel_flags(target.compiler_flags.empty() ? o.flags : target.compiler_flags);
+  return o;
 }
 
 Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {

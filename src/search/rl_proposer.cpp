@@ -1,10 +1,8 @@
-// tune() with strategy "rl": the agent proposes traces, not knob configs.
-//
-// Every proposal is measured for real by the same Builder and Runner as tune()'s other
-// strategies (so each is checked against the reference evaluator), committed to the database
-// as it finishes (features {"space": "rl-v2", ...}, strategy "rl"), and skipped on resume when
-// its trace is already recorded. The cost model only shapes the agent's features; no
-// proposal's fate is decided by it.
+// The engine's Proposer for strategy "rl" (engine.hpp): the RL agent proposes traces, not
+// knob configs. Its proposals are built, measured, checked, recorded, cut off when hopeless
+// and confirmed by the same engine as every other strategy (features {"space": "rl-v2", ...},
+// strategy "rl"); a trace already recorded is never proposed again. The cost model only
+// shapes the agent's features; no proposal's fate is decided by it.
 //
 // The agent keeps learning from the measurements (every measured state is a real reward):
 // after each round, every move of every measured episode is a transition whose target is the
@@ -26,21 +24,16 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <climits>
+#include <map>
 #include <optional>
 #include <cmath>
 #include <set>
-#include <thread>
 
 #include "attune/codegen_cpu.hpp"
-#include "attune/codegen_vta.hpp"
 #include "attune/error.hpp"
 #include "attune/rl.hpp"
-#include "attune/runtime.hpp"
 #include "attune/target.hpp"
-#include "search/progress.hpp"
-#include "search/rl_tune.hpp"
+#include "search/engine.hpp"
 
 namespace attune {
 
@@ -55,9 +48,6 @@ constexpr int kOnlineSteps = 24;   // gradient steps on measured transitions aft
 constexpr std::size_t kOnlineBatch = 32;
 constexpr double kTemperature = 0.05;
 constexpr std::int64_t kMaxEmitted = 96;  // vector statements written out, see choose()
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Measured {
   Trace trace;
@@ -98,9 +88,9 @@ struct MeasuredEpisode {
   double model_s = 0, measured_s = 0;
 };
 
-class Proposer {
+class EpisodePlayer {
  public:
-  Proposer(const Op& op, const rl::Agent& agent, rl::EnvOptions eo) : op_(op), agent_(agent), eo_(std::move(eo)) {}
+  EpisodePlayer(const Op& op, const rl::Agent& agent, rl::EnvOptions eo) : op_(op), agent_(agent), eo_(std::move(eo)) {}
 
   // Up to n traces whose hashes are not in `known` (which it extends).
   std::vector<Proposal> propose(int n, const std::vector<Measured>& pool, std::set<std::string>& known,
@@ -141,7 +131,7 @@ class Proposer {
       while (!env.done()) {
         const auto& moves = env.moves();
         if (moves.size() <= 1) break;
-        const std::size_t i = choose(agent_, moves, temperature, eo_.cost.lanes, rng);
+        const std::size_t i = choose(agent_, moves, temperature, eo_.cost.vectors.lanes, rng);
         if (!moves[i].stop) p.rows.push_back(moves[i].input);
         env.step(i);
       }
@@ -189,40 +179,70 @@ void learn_from_measurements(rl::Agent& agent, const std::vector<MeasuredEpisode
   agent.sync_target();
 }
 
+class RlProposer : public engine::Proposer {
+ public:
+  RlProposer(const Op& op, rl::Agent agent, std::string policy_name, const rl::EnvOptions& eo,
+             std::vector<Measured> pool)
+      : agent_(std::move(agent)), policy_name_(std::move(policy_name)), player_(op, agent_, eo),
+        pool_(std::move(pool)) {}
+
+  std::string strategy() const override { return "rl"; }
+
+  std::vector<engine::Candidate> propose(int n, const std::set<std::string>& known, std::mt19937_64& rng) override {
+    std::set<std::string> seen = known;
+    std::vector<engine::Candidate> out;
+    for (auto& p : player_.propose(n, pool_, seen, rng)) {
+      engine::Candidate c;
+      c.trace_text = p.text;
+      c.trace_hash = p.hash;
+      c.features = {{"space", kRlSpaceVersion}, {"steps", p.trace.steps.size()}, {"model_s", p.model_s},
+                    {"policy", policy_name_}};
+      c.tag = next_tag_++;
+      pending_.emplace(c.tag, std::move(p));
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  // Every measured state is a real reward: it joins the pool episodes start from, and the
+  // episode that reached it is learnt from after the round.
+  void observe(const engine::Candidate& c, const Measurement& m, const nlohmann::json&) override {
+    const auto it = pending_.find(c.tag);
+    if (it == pending_.end()) return;
+    const Proposal& p = it->second;
+    if (m.ok() && m.median_s > 0) {
+      pool_.push_back({p.trace, m.median_s});
+      if (p.model_s > 0 && !p.rows.empty()) episodes_.push_back({p.rows, p.model_s, m.median_s});
+    }
+    pending_.erase(it);
+  }
+
+  void unmeasured(const engine::Candidate& c) override { pending_.erase(c.tag); }
+
+  void end_round(std::mt19937_64& rng) override {
+    learn_from_measurements(agent_, episodes_, player_.initial_seconds(), rng);
+  }
+
+ private:
+  rl::Agent agent_;
+  std::string policy_name_;
+  EpisodePlayer player_;
+  std::vector<Measured> pool_;  // measured traces, where episodes may start
+  std::vector<MeasuredEpisode> episodes_;
+  std::map<std::int64_t, Proposal> pending_;  // proposed, not yet recorded
+  std::int64_t next_tag_ = 0;
+};
+
 }  // namespace
 
-TuneResult tune_rl(const Op& op, const TuneOptions& o) {
-  if (is_vta_target_arg(o.target)) throw Error("strategy rl tunes loop-nest schedules; VTA targets use knobs (try evolutionary)");
-  const Target target = load_target(o.target);
-  if (target.kind != TargetKind::cpu)
-    throw Error("tuning on target '" + target.name + "' is not available yet: only cpu targets are measured");
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = o.threads > 0 ? o.threads : cores;
-  const int budget = o.trials > 0 ? o.trials : INT_MAX;
+namespace engine {
 
-  rl::Agent agent = o.policy.empty() ? rl::Agent(rl::AgentOptions{.seed = o.seed}) : rl::Agent::load(o.policy);
-  const std::string policy_name = o.policy.empty() ? "untrained" : o.policy;
-
-  Database db = Database::open(o.db_path, OpenMode::read_write_create);
-  const TaskInfo task = db.get_or_create_task(op.name, canonical_spec(op), target.name);
-  std::mt19937_64 rng(o.seed);
-  Builder builder;
-  Runner runner;
-  MeasureOptions mo;
-  mo.threads = threads;
-  mo.seed = o.seed + 1;
-  mo.warmup = 1;
-  mo.max_seconds = 0.5;
-  mo.timeout_s = 30;
-  CpuCodegenOptions co;
-  co.vector_bits = cpu_vector_bits(target);
-  if (!target.compiler_flags.empty()) co.flags = target.compiler_flags;
+std::unique_ptr<Proposer> make_rl_proposer(const Op& op, const Target& target, int threads, const std::string& policy,
+                                           std::uint64_t seed, Database& db, const TaskInfo& task) {
+  rl::Agent agent = policy.empty() ? rl::Agent(rl::AgentOptions{.seed = seed}) : rl::Agent::load(policy);
   rl::EnvOptions eo;
   eo.cost.threads = threads;
-  eo.cost.lanes = co.vector_bits / 32;
-  Proposer proposer(op, agent, eo);
-  std::vector<MeasuredEpisode> measured_episodes;
-
+  eo.cost.vectors = cpu_vector_registers(target);
   // Resume: the measured rl traces are where later episodes start.
   std::vector<Measured> pool;
   for (const auto& r : db.records(task.id)) {
@@ -232,94 +252,10 @@ TuneResult tune_rl(const Op& op, const TuneOptions& o) {
     } catch (const Error&) {
     }
   }
-  std::set<std::string> known = db.known_trace_hashes(task.id);
-  TaskCounts counts = db.counts(task.id);
-
-  TuneResult res;
-  res.task_id = task.id;
-  res.trials_before = static_cast<int>(counts.trials);
-  const auto t0 = Clock::now();
-  std::optional<double> best_s;
-  if (auto b = db.best(task.id)) best_s = b->median_s;
-  const int batch = o.batch > 0 ? o.batch : 2 * cores;
-
-  auto out_of_time = [&] { return o.time_s > 0 && seconds_since(t0) >= o.time_s; };
-  auto report = [&] {
-    if (o.on_progress)
-      o.on_progress(tune_progress(op, o, counts, best_s, seconds_since(t0), res.trials_run, budget));
-  };
-  auto record = [&](const Proposal& c, const Measurement& m, const std::vector<std::string>& flags) {
-    Record r;
-    r.task_id = task.id;
-    r.trace = c.text;
-    r.trace_hash = c.hash;
-    r.set_measurement(m);
-    r.compile_s = m.compile_s;
-    r.features = {{"space", kRlSpaceVersion},
-                  {"steps", c.trace.steps.size()},
-                  {"model_s", c.model_s},
-                  {"policy", policy_name}};
-    r.compiler = builder.compiler_info();
-    r.flags = flags;
-    r.strategy = "rl";
-    r.seed = o.seed;
-    r.trial = counts.next_trial;
-    db.insert(r);
-    ++counts.trials;
-    ++counts.next_trial;
-    ++res.trials_run;
-    if (m.ok()) {
-      ++counts.valid;
-      if (!best_s || m.median_s < *best_s) best_s = m.median_s;
-      pool.push_back({c.trace, m.median_s});
-    }
-    report();
-  };
-
-  report();
-  int empty_rounds = 0;
-  while (counts.trials < budget && !out_of_time()) {
-    const int want = static_cast<int>(std::min<long long>(batch, static_cast<long long>(budget) - counts.trials));
-    auto props = proposer.propose(want, pool, known, rng);
-    if (props.empty()) {
-      if (++empty_rounds >= 20) break;  // nothing new reachable
-      continue;
-    }
-    empty_rounds = 0;
-    std::vector<Artifact> arts;
-    std::vector<std::size_t> built;
-    for (std::size_t i = 0; i < props.size(); ++i) {
-      try {
-        CpuCodegenOptions oc = co;
-        oc.trace_json = props[i].text;
-        arts.push_back(lower_cpu(replay(op, props[i].trace), oc));
-        built.push_back(i);
-      } catch (const Error& e) {
-        Measurement m;
-        m.status = Status::invalid;
-        m.error = e.what();
-        record(props[i], m, {});
-      }
-    }
-    const auto builds = builder.build_batch(arts);
-    for (std::size_t j = 0; j < builds.size(); ++j) {
-      if (out_of_time()) break;
-      const auto m = runner.measure_batch(op, std::vector<BuildResult>{builds[j]}, mo).at(0);
-      ++res.measured;
-      const Proposal& p = props[built[j]];
-      record(p, m, arts[j].flags);
-      if (m.ok() && m.median_s > 0 && p.model_s > 0 && !p.rows.empty())
-        measured_episodes.push_back({p.rows, p.model_s, m.median_s});
-    }
-    learn_from_measurements(agent, measured_episodes, proposer.initial_seconds(), rng);
-  }
-
-  res.elapsed_s = seconds_since(t0);
-  res.valid = static_cast<int>(counts.valid);
-  res.candidates_per_minute = res.elapsed_s > 0 ? res.trials_run * 60.0 / res.elapsed_s : 0;
-  res.best = db.best(task.id);
-  if (res.best) res.best_gflops = gflops_of(op, res.best->median_s);
-  return res;
+  return std::make_unique<RlProposer>(op, std::move(agent), policy.empty() ? "untrained" : policy, eo,
+                                      std::move(pool));
 }
+
+}  // namespace engine
 
 }  // namespace attune

@@ -1,0 +1,47 @@
+// rebuild_recorded (attune/tuner.hpp): the artifact a record measured, rebuilt and checked.
+//
+// Every later user of a tuned kernel (libgen, `attune best`, the benches, the demo, the C++ API)
+// rebuilds it from the record's trace. A kernel that comes out different from the one measured
+// (another vector width, other flags, a code generator that changed since) would hand the user
+// a kernel nobody timed, so the rebuilt source is compared with the hash tune() stored.
+#include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/error.hpp"
+#include "attune/tuner.hpp"
+
+namespace attune {
+
+void note_measured_artifact(Record& r, const Artifact& a) {
+  if (a.source.empty()) return;
+  if (!r.features.is_object()) r.features = nlohmann::json::object();
+  r.features[kSourceHashFeature] = content_hash(a.source);
+  r.flags = a.flags;
+}
+
+Artifact rebuild_recorded(const Op& op, const Target& target, const Record& r, RebuildCheck check) {
+  CpuCodegenOptions co = cpu_codegen_options(target);
+  co.trace_json = r.trace;
+  Artifact a;
+  try {
+    a = lower_cpu_recorded(op, target, r.trace, co);
+  } catch (const Error& e) {
+    throw Error("record " + std::to_string(r.id) + " no longer replays: " + e.what());
+  }
+  const bool has_hash = r.features.is_object() && r.features.contains(kSourceHashFeature) &&
+                        r.features[kSourceHashFeature].is_string();
+  if (!has_hash) return a;  // written before attune recorded what it measured: nothing to check
+  const std::string want = r.features[kSourceHashFeature].get<std::string>();
+  if (content_hash(a.source) != want)
+    throw Error("record " + std::to_string(r.id) + ": the kernel rebuilt from its trace is not the one measured " +
+                "(source hash " + content_hash(a.source).substr(0, 12) + ", recorded " + want.substr(0, 12) +
+                "): the code generator or the target's vector width changed since; tune again");
+  if (check == RebuildCheck::source_and_flags && a.flags != r.flags) {
+    std::string got, rec;
+    for (const auto& f : a.flags) got += (got.empty() ? "" : " ") + f;
+    for (const auto& f : r.flags) rec += (rec.empty() ? "" : " ") + f;
+    throw Error("record " + std::to_string(r.id) + ": the kernel would be compiled with other flags than when " +
+                "it was measured (now '" + got + "', measured with '" + rec + "'): the target file changed since; tune again");
+  }
+  return a;
+}
+
+}  // namespace attune

@@ -1,0 +1,135 @@
+// The engine's Proposer for knob strategies (engine.hpp): a Space and a Strategy
+// (random, evolutionary, xgb, ml2, or the mapping bandit over them).
+//
+// The space's seed configs go first (those not already in the history of a resumed task),
+// then the strategy proposes from the history, which starts as the task's records that this
+// space can read back (Space::config_from_record) and grows with every attempt of this run.
+#include <algorithm>
+
+#include "attune/error.hpp"
+#include "search/engine.hpp"
+
+namespace attune::engine {
+
+namespace {
+
+std::vector<Trial> load_history(const Database& db, std::int64_t task, const Space& space) {
+  std::vector<Trial> h;
+  for (const auto& r : db.records(task)) {
+    const auto cfg = space.config_from_record(r.features);
+    if (!cfg) continue;
+    Trial t;
+    t.config = *cfg;
+    t.status = r.status;
+    t.time_s = r.ok() ? r.median_s : 0;
+    if (r.hidden_features.is_object()) t.hidden = r.hidden_features;
+    h.push_back(std::move(t));
+  }
+  return h;
+}
+
+Config config_of(const Candidate& c) { return c.features.at("config").get<Config>(); }
+
+class SpaceProposer : public Proposer {
+ public:
+  SpaceProposer(std::unique_ptr<Space> space, std::unique_ptr<Strategy> strategy, Database& db,
+                const TaskInfo& task, const std::string& target_name)
+      : space_(std::move(space)), strategy_(std::move(strategy)), ctx_{&db, target_name} {
+    history_ = load_history(db, task.id, *space_);
+    for (auto& c : space_->seed_configs()) {
+      const bool tried =
+          std::any_of(history_.begin(), history_.end(), [&](const Trial& t) { return t.config == c; });
+      if (!tried && space_->admissible(c) && std::find(seeds_.begin(), seeds_.end(), c) == seeds_.end())
+        seeds_.push_back(c);
+    }
+    std::reverse(seeds_.begin(), seeds_.end());  // taken from the back
+    strategy_->begin(ctx_);
+  }
+
+  std::string strategy() const override { return strategy_->name(); }
+
+  std::vector<Candidate> propose(int n, const std::set<std::string>& known, std::mt19937_64& rng) override {
+    // Seeds fill the measured part of a round; a two-level strategy's surplus is its own.
+    std::vector<Config> configs;
+    while (!seeds_.empty() && static_cast<int>(configs.size()) < n / factor()) {
+      configs.push_back(seeds_.back());
+      seeds_.pop_back();
+    }
+    if (static_cast<int>(configs.size()) < n)
+      for (auto& c : strategy_->propose(*space_, history_, n - static_cast<int>(configs.size()), rng))
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+
+    std::vector<Candidate> out;
+    std::set<std::string> fresh;
+    for (const auto& cfg : configs) {
+      Candidate c;
+      try {
+        c.trace_text = space_->trace_json(cfg);
+      } catch (const Error& e) {
+        c.trace_text = nlohmann::json::array({{{"unexpressible", space_->describe(cfg)}}}).dump();
+        c.refused = e.what();
+      }
+      c.trace_hash = content_hash(c.trace_text);
+      if (known.count(c.trace_hash) || !fresh.insert(c.trace_hash).second) {
+        // Measured before: the strategy sees it (so it moves on), nobody measures it again.
+        history_.push_back({cfg, Status::invalid, 0, nullptr});
+        continue;
+      }
+      c.features = {{"space", space_->version()},
+                    {"config", cfg},
+                    {"knobs", space_->describe(cfg)},
+                    {"visible", space_->visible_features(cfg)}};
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  int factor() const override { return std::max(1, strategy_->proposal_factor(*space_)); }
+
+  std::vector<std::size_t> select(const std::vector<const Candidate*>& cands, const std::vector<const Built*>& built,
+                                  int n) override {
+    std::vector<CompiledCandidate> offered;
+    for (std::size_t i = 0; i < cands.size(); ++i) offered.push_back({config_of(*cands[i]), built[i]->hidden});
+    return strategy_->select(*space_, offered, n);
+  }
+
+  void observe(const Candidate& c, const Measurement& m, const nlohmann::json& hidden) override {
+    history_.push_back({config_of(c), m.status, m.ok() ? m.median_s : 0, hidden});
+  }
+
+  void finish() override { strategy_->end(ctx_); }
+
+  // Per arm of an armed space: attempts, valid ones and the best speed in the history.
+  std::vector<ArmResult> arms(const Op& op) const override {
+    std::vector<ArmResult> out;
+    const int ak = space_->arm_knob();
+    if (ak < 0) return out;
+    for (std::size_t a = 0; a < space_->knobs()[static_cast<std::size_t>(ak)].choices.size(); ++a)
+      out.push_back({space_->arm_name(static_cast<int>(a))});
+    for (const auto& t : history_) {
+      ArmResult& r = out.at(static_cast<std::size_t>(t.config.at(static_cast<std::size_t>(ak))));
+      ++r.trials;
+      if (t.status != Status::ok) continue;
+      ++r.valid;
+      r.best_gflops = std::max(r.best_gflops, gflops_of(op, t.time_s));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Space> space_;
+  std::unique_ptr<Strategy> strategy_;
+  StrategyContext ctx_;
+  std::vector<Trial> history_;
+  std::vector<Config> seeds_;
+};
+
+}  // namespace
+
+std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space,
+                                              std::unique_ptr<Strategy> strategy, Database& db,
+                                              const TaskInfo& task, const std::string& target_name) {
+  return std::make_unique<SpaceProposer>(std::move(space), std::move(strategy), db, task, target_name);
+}
+
+}  // namespace attune::engine
