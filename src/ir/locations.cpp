@@ -16,17 +16,9 @@
 #ifndef ATTUNE_SOURCE_DIR
 #define ATTUNE_SOURCE_DIR "."
 #endif
-#ifndef ATTUNE_INSTALL_BINDIR
-#define ATTUNE_INSTALL_BINDIR "bin"
-#endif
-#ifndef ATTUNE_INSTALL_LIBDIR
-#define ATTUNE_INSTALL_LIBDIR "lib"
-#endif
-#ifndef ATTUNE_INSTALL_WORKER_DIR
-#define ATTUNE_INSTALL_WORKER_DIR "libexec/attune"
-#endif
-#ifndef ATTUNE_INSTALL_TARGETS_DIR
-#define ATTUNE_INSTALL_TARGETS_DIR "share/attune/targets"
+#if !defined(ATTUNE_INSTALL_BINDIR) || !defined(ATTUNE_INSTALL_LIBDIR) || !defined(ATTUNE_INSTALL_WORKER_DIR) || \
+    !defined(ATTUNE_INSTALL_TARGETS_DIR)
+#error "the installed layout comes from cmake/install.cmake (compile definitions of this file)"
 #endif
 
 namespace attune {
