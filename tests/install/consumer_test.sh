@@ -7,7 +7,11 @@
 set -euo pipefail
 cmake=$1 build=$2 consumer=$3
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# `cmake --install` writes its manifest into the build tree: put back what was there before.
+manifest="$build/install_manifest.txt"
+if [ -e "$manifest" ]; then cp "$manifest" "$tmp/manifest.saved"; fi
+trap 'if [ -e "$tmp/manifest.saved" ]; then cp "$tmp/manifest.saved" "$manifest"; else rm -f "$manifest"; fi
+      rm -rf "$tmp"' EXIT
 unset ATTUNE_WORKER ATTUNE_TARGETS_DIR
 export ATTUNE_CACHE_DIR="$tmp/cache"
 prefix="$tmp/prefix"
