@@ -16,6 +16,7 @@
 #include <map>
 
 #include "attune/error.hpp"
+#include "attune/rl.hpp"
 #include "attune/tuner.hpp"
 
 namespace {
@@ -47,8 +48,11 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    for (const auto& s : strategies)
+    for (const auto& s : strategies) {
       if (s == "rl" && policy.empty()) throw attune::Error("strategy rl needs --policy");
+      // A build without libtorch refuses here, with its reason, before any tuning.
+      if ((s == "rl" || s == "rl-untrained") && !attune::rl::agent_available()) attune::rl::Agent{};
+    }
     std::filesystem::create_directories(db_dir);
     std::map<std::string, std::vector<double>> gflops;  // per strategy, in op order
     std::printf("%-8s", "op");

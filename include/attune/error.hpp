@@ -9,12 +9,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace attune {
+#include "attune/attune_error.hpp"  // attune::Error
 
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace attune {
 
 class InternalError : public std::logic_error {
  public:

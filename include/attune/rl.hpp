@@ -14,7 +14,8 @@
 // state's value is the best reward reachable from it, not a sum of gains, so the training target
 // is y = max(r, gamma * max over legal a' of Q_target(s', a')) (y = r after `stop`).
 //
-// Everything here is torch-free; libtorch is confined to src/search/rl_agent.cpp.
+// Everything here is torch-free; libtorch is confined to src/search/rl_agent.cpp (and optional:
+// agent_available() below).
 // Tests: tests/search/rl_test.cpp; the actions the agent emits are checked against the reference
 // in tests/e2e/rl_actions_test.cpp.
 #pragma once
@@ -180,6 +181,11 @@ class ReplayBuffer {
 float q_target(float reward, bool done, float gamma, const std::vector<float>& next_q);
 
 // ---- the agent (libtorch behind this interface) ---------------------------------------------
+
+// Whether this build has the agent. libtorch is optional (CMake option ATTUNE_WITH_TORCH); a
+// build without it compiles src/search/rl_agent_without_torch.cpp instead, where constructing
+// or loading an Agent throws Error("... built without libtorch (ATTUNE_WITH_TORCH=OFF)").
+bool agent_available();
 
 struct AgentOptions {
   int hidden = 128;

@@ -135,8 +135,8 @@ struct MeasureOptions {
 };
 
 struct RunnerOptions {
-  // The worker executable. Empty: $ATTUNE_WORKER, else attune-worker next to this executable,
-  // else the path the build recorded (ATTUNE_WORKER_PATH).
+  // The worker executable. Empty: find_worker() (locations.hpp: $ATTUNE_WORKER, an installed
+  // tree's libexec/attune, next to this executable, the build tree).
   std::string worker;
   // Where request and reference files go (a private directory is made inside). Empty: $TMPDIR
   // or /tmp.

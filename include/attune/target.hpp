@@ -90,7 +90,7 @@ struct Target {
 };
 
 // A path (contains '/' or ends in ".json") or a bare name. Names are looked up as
-// <dir>/<name>.json in $ATTUNE_TARGETS_DIR, then ATTUNE_SOURCE_DIR/targets. Aliases:
+// <dir>/<name>.json in target_dirs() (locations.hpp: $ATTUNE_TARGETS_DIR, installed, source tree). Aliases:
 // "cpu"/"host" = host_cpu_target(), "cuda"/"gpu" = nvidia-h200.
 Target load_target(const std::string& path_or_name);
 // The shipped target for the CPU this process runs on: "x86-avx512" where it has AVX-512 F,

@@ -78,7 +78,7 @@ VtaConfig parse_vta_config(std::string_view json_text, std::string_view source);
 // Reads a config file. Throws attune::Error when it cannot be read or is invalid.
 VtaConfig load_vta_config(const std::string& path);
 
-// targets/vta/<name>.json of the source tree ("default", "extended").
+// <dir>/vta/<name>.json in the first of target_dirs() (locations.hpp) that has it ("default", "extended").
 std::string vta_target_path(std::string_view name);
 
 }  // namespace attune

@@ -61,11 +61,6 @@ int run_train(const TrainArgs& a) {
   if (a.max_steps <= 0) throw Error("--max-steps must be positive, got " + std::to_string(a.max_steps));
   const Target target = load_target_arg(a.target);
   if (target.kind != TargetKind::cpu) throw Error("train-policy: only cpu targets, got '" + target.name + "'");
-  const auto ops = training_ops(a);
-  std::cerr << "train-policy: " << ops.size() << " ops:";
-  for (const auto& op : ops) std::cerr << " " << op.name;
-  std::cerr << std::endl;
-
   rl::TrainOptions o;
   o.episodes = a.episodes;
   o.seed = a.seed;
@@ -74,7 +69,12 @@ int run_train(const TrainArgs& a) {
   o.env.max_steps = a.max_steps;
   o.env.cost.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.env.cost.vectors = cpu_vector_registers(target);
-  rl::Agent agent(o.agent);
+  rl::Agent agent(o.agent);  // first: a build without libtorch refuses here, before any work
+
+  const auto ops = training_ops(a);
+  std::cerr << "train-policy: " << ops.size() << " ops:";
+  for (const auto& op : ops) std::cerr << " " << op.name;
+  std::cerr << std::endl;
   const auto r = rl::train(agent, ops, o, [](const rl::TrainProgress& p) {
     if (p.episode % 50 != 0 && p.episode != p.episodes) return;
     std::cerr << "train-policy: episode " << p.episode << "/" << p.episodes << ", epsilon " << fixed(p.epsilon, 2)

@@ -1,30 +1,20 @@
-// Finding target files: a path is read as is; a bare name is looked up in $ATTUNE_TARGETS_DIR
-// and then in the source tree's targets/ (ATTUNE_SOURCE_DIR is a compile definition), so a
-// user can add targets without touching the tree and the shipped ones are always found.
+// Finding target files: a path is read as is; a bare name is looked up in target_dirs()
+// ($ATTUNE_TARGETS_DIR, then an installed tree's share/attune/targets, then the source tree's
+// targets/; locations.hpp), so a user can add targets without touching the tree and the shipped
+// ones are always found.
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 
 #include "attune/error.hpp"
+#include "attune/locations.hpp"
 #include "attune/target.hpp"
 #include "hw/json_node.hpp"
-
-#ifndef ATTUNE_SOURCE_DIR
-#define ATTUNE_SOURCE_DIR "."
-#endif
 
 namespace attune {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> target_dirs() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("ATTUNE_TARGETS_DIR"); env && *env) dirs.emplace_back(env);
-  dirs.emplace_back(std::string(ATTUNE_SOURCE_DIR) + "/targets");
-  return dirs;
-}
 
 std::string alias(const std::string& name) {
   if (name == "cpu" || name == "host") return host_cpu_target();

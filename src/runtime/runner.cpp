@@ -17,6 +17,7 @@
 
 #include "attune/error.hpp"
 #include "attune/evaluator.hpp"
+#include "attune/locations.hpp"
 #include "attune/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/protocol.hpp"
@@ -37,36 +38,10 @@ std::string with_stderr(std::string what, const std::string& err) {
   return t.empty() ? what : what + "\n" + t;
 }
 
-bool is_executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
-
-std::string find_worker(const std::string& configured) {
-  std::vector<std::string> tried;
-  auto consider = [&](const std::string& p) {
-    if (p.empty()) return false;
-    tried.push_back(p);
-    return is_executable(p);
-  };
-  if (!configured.empty()) {
-    if (consider(configured)) return configured;
-    throw Error("attune-worker not found at '" + configured + "' (RunnerOptions::worker)");
-  }
-  if (const char* env = std::getenv("ATTUNE_WORKER"); env && *env) {
-    if (consider(env)) return env;
-    throw Error(std::string("attune-worker not found at '") + env + "' (ATTUNE_WORKER)");
-  }
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    std::string beside = (self.parent_path() / "attune-worker").string();
-    if (consider(beside)) return beside;
-  }
-#ifdef ATTUNE_WORKER_PATH
-  if (consider(ATTUNE_WORKER_PATH)) return ATTUNE_WORKER_PATH;
-#endif
-  std::string list;
-  for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-  throw Error("attune-worker not found (tried " + (list.empty() ? std::string("nothing") : list) +
-              "); set ATTUNE_WORKER to its path");
+std::string resolve_worker(const std::string& configured) {
+  if (configured.empty()) return find_worker();  // $ATTUNE_WORKER, installed, build tree (locations.hpp)
+  if (::access(configured.c_str(), X_OK) == 0) return configured;
+  throw Error("attune-worker not found at '" + configured + "' (RunnerOptions::worker)");
 }
 
 std::string make_private_dir(const std::string& configured) {
@@ -99,7 +74,7 @@ Measurement from_result(const runtime::WorkerResult& w) {
 }  // namespace
 
 Runner::Runner(RunnerOptions options)
-    : worker_(find_worker(options.worker)), dir_(make_private_dir(options.temp_dir)) {}
+    : worker_(resolve_worker(options.worker)), dir_(make_private_dir(options.temp_dir)) {}
 
 Runner::~Runner() {
   std::error_code ec;

@@ -68,6 +68,8 @@ struct Agent::Impl {
   std::unique_ptr<torch::optim::Adam> optimizer;
 };
 
+bool agent_available() { return true; }
+
 Agent::Agent(AgentOptions o) : impl_(std::make_unique<Impl>(o)) {}
 Agent::~Agent() = default;
 Agent::Agent(Agent&&) noexcept = default;

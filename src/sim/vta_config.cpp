@@ -1,11 +1,13 @@
 // Loading and validating VTA config files (see attune/vta_config.hpp).
 #include "attune/vta_config.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "attune/error.hpp"
+#include "attune/locations.hpp"
 
 namespace attune {
 
@@ -164,7 +166,13 @@ VtaConfig load_vta_config(const std::string& path) {
 }
 
 std::string vta_target_path(std::string_view name) {
-  return std::string(ATTUNE_SOURCE_DIR) + "/targets/vta/" + std::string(name) + ".json";
+  // The first target directory that has it; else the last one's, for the error to name.
+  const std::vector<std::string> dirs = target_dirs();
+  for (const auto& dir : dirs) {
+    std::string p = dir + "/vta/" + std::string(name) + ".json";
+    if (std::filesystem::is_regular_file(p)) return p;
+  }
+  return dirs.back() + "/vta/" + std::string(name) + ".json";
 }
 
 }  // namespace attune

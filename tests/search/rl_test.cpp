@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "attune/error.hpp"
 #include "attune/rl.hpp"
@@ -16,6 +17,24 @@ namespace {
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("attune_rl_test_" + name)).string();
+}
+
+// The agent's own tests need libtorch, which a build may leave out (ATTUNE_WITH_TORCH=OFF).
+#define SKIP_WITHOUT_AGENT() \
+  if (!agent_available()) GTEST_SKIP() << "built without libtorch (ATTUNE_WITH_TORCH=OFF)"
+
+// Without libtorch, every way to get an agent says so (and why), as a user error.
+TEST(RlAgent, WithoutLibtorchEveryUseIsAClearError) {
+  if (agent_available()) GTEST_SKIP() << "built with libtorch";
+  for (const auto& make : std::vector<std::function<void()>>{[] { Agent a; }, [] { Agent::load("p.pt"); }}) {
+    try {
+      make();
+      FAIL() << "expected an Error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("built without libtorch (ATTUNE_WITH_TORCH=OFF)"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(RlEnv, MovesAreTheLegalActionsThenTheTileMacrosThenStop) {
@@ -70,6 +89,7 @@ TEST(RlEnv, TileMacrosAreLegalStepByStep) {
 
 // Whatever the network says and however much it explores, every move it takes is legal.
 TEST(RlAgent, NeverPicksAnIllegalAction) {
+  SKIP_WITHOUT_AGENT();
   Agent agent(AgentOptions{.seed = 3});
   std::mt19937_64 rng(5);
   for (const char* spec : {"gemm:M=12,N=16,K=8", "depthwise_conv2d:N=1,H=6,W=6,C=8,R=3,S=3,stride=1,pad=1,layout=NHWC",
@@ -130,6 +150,7 @@ TEST(RlTarget, IsTheMaxOfRewardAndDiscountedBestNextQ) {
 
 // Agent::targets computes y = max(r, gamma * max_a' Q_target(s', a')) with the target network.
 TEST(RlTarget, AgentUsesTheTargetNetwork) {
+  SKIP_WITHOUT_AGENT();
   Agent agent(AgentOptions{.gamma = 0.9, .seed = 7});
   Env env(op_from_cli("gemm:M=8,N=16,K=8"));
   const auto& moves = env.moves();
@@ -154,6 +175,7 @@ TEST(RlTarget, AgentUsesTheTargetNetwork) {
 }
 
 TEST(RlPolicy, SaveLoadGivesIdenticalQValues) {
+  SKIP_WITHOUT_AGENT();
   Agent agent(AgentOptions{.hidden = 32, .seed = 11});
   Env env(op_from_cli("conv2d:N=1,H=7,W=6,C=3,K=8,R=3,S=3,stride=2,pad=1,layout=NCHW"));
   std::vector<float> rows;
@@ -171,6 +193,7 @@ TEST(RlPolicy, SaveLoadGivesIdenticalQValues) {
 }
 
 TEST(RlPolicy, LoadingSomethingElseIsAUserError) {
+  SKIP_WITHOUT_AGENT();
   const std::string path = temp_path("not_a_policy.pt");
   std::ofstream(path) << "hello";
   try {
@@ -206,6 +229,7 @@ TEST(RlCost, RanksVectorizedRegisterBlockedParallelFaster) {
 // A short training run on one tiny GEMM: the greedy policy then plays a trace the cost model
 // rates faster than the untransformed nest.
 TEST(RlTrain, TinyRunImprovesOverTheUntransformedNest) {
+  SKIP_WITHOUT_AGENT();
   const Op op = op_from_cli("gemm:M=16,N=32,K=16");
   TrainOptions o;
   o.episodes = 120;

@@ -1,0 +1,119 @@
+// attune/attune.hpp — attune as a C++ library: tune a tensor kernel, read the best one back,
+// and call it on your own buffers.
+//
+//   attune::Session session("cpu", "kernels.db");            // this CPU's target, a SQLite file
+//   session.tune("gemm:M=512,N=512,K=512", {.trials = 64});  // search, measure, record
+//   attune::Kernel gemm = session.load("gemm:M=512,N=512,K=512");
+//   gemm({A, B, C});                                          // one pointer per tensor, in order
+//
+// A spec is what the `attune` command takes: spec text ("tensor A[8,8] f32; ..."), a template
+// ("gemm:M=512,N=512,K=512") or a workload name. Every error is an attune::Error whose message
+// says what went wrong and where. Only standard headers are needed: the tuner, the database and
+// the compiler runs stay inside libattune.so (find_package(attune) -> attune::attune).
+//
+// Tests: tests/api/; a program built against the installed package: examples/consumer/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attune/attune_error.hpp"  // attune::Error (standard headers only)
+
+namespace attune {
+
+// What one Session::tune() call may spend. `trials` counts every attempt recorded for the
+// task, earlier runs included (as `attune tune --trials`): tuning again with the same number
+// resumes and stops at once, a larger one measures only the difference.
+struct Budget {
+  int trials = 100;     // attempts wanted in total (0: no limit; then `seconds` must be set)
+  double seconds = 0;   // stop after this long (0: no limit)
+  int threads = 0;      // threads each candidate runs with (0: all cores)
+};
+
+struct TuneSummary {
+  int trials = 0;          // attempts recorded for the task, earlier runs included
+  int trials_run = 0;      // of which made by this call
+  int valid = 0;           // attempts that ran and matched the reference evaluator
+  double best_gflops = 0;  // the best verified kernel's speed; 0 while none is valid
+};
+
+// The best verified schedule of a task, as tuning measured it.
+struct BestKernel {
+  double gflops = 0;
+  double seconds = 0;  // its time per call (median; of its re-measurements when confirmed)
+  std::string trace;   // the schedule: attune's trace JSON (README "A trace")
+};
+
+// One argument of a kernel.
+struct TensorInfo {
+  std::string name;                  // as in the spec ("A", "B", "C")
+  std::vector<std::int64_t> shape;   // dense, row-major
+  std::string dtype;                 // "f32", "f16" (IEEE half, as uint16_t), "i8", "u8", "i32"
+  bool output = false;  // written by the kernel (every element: what it held before does not
+                        // matter); the others are only read
+};
+
+// A tuned kernel, loaded into this process. Owns the shared object it runs (closed by the
+// destructor). Checked against attune's reference evaluator when loaded. Movable, not
+// copyable; a moved-from Kernel throws when called. Calls may run concurrently; a kernel's
+// threads follow OpenMP's controls (OMP_NUM_THREADS).
+class Kernel {
+ public:
+  Kernel(Kernel&&) noexcept;
+  Kernel& operator=(Kernel&&) noexcept;
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  ~Kernel();
+
+  // Runs the kernel on one buffer per tensor, in tensors() order, each holding its tensor's
+  // elements densely in row-major order. The pointers are not checked.
+  void operator()(void* const* buffers) const;
+  // The same, after checking there is one non-null pointer per tensor (Error otherwise).
+  void operator()(const std::vector<void*>& buffers) const;
+
+  const std::vector<TensorInfo>& tensors() const;  // in argument order
+  const BestKernel& measured() const;               // what tuning measured for it
+  const std::string& library_path() const;          // the shared object it runs
+
+ private:
+  struct Impl;
+  explicit Kernel(std::unique_ptr<Impl> impl);
+  const Impl& impl() const;  // throws Error once moved from
+  std::unique_ptr<Impl> impl_;
+  friend class Session;
+};
+
+// Tuning records of one target in one database file.
+class Session {
+ public:
+  // `target`: "cpu" (this CPU's own target: x86-avx512 or x86-avx2), another target name
+  // ("x86-avx2", "vta", ...) or a target file's path. `database`: the SQLite file of tuning
+  // records, created when missing. Throws Error for an unknown target or a file that is not
+  // an attune database.
+  explicit Session(const std::string& target = "cpu", const std::string& database = "attune.db");
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
+  // Searches schedules of `spec`, measuring each candidate in an isolated process against the
+  // reference evaluator and recording every attempt in the database.
+  TuneSummary tune(const std::string& spec, const Budget& budget = {});
+  // The best verified kernel recorded for `spec`, or nothing when it has none yet.
+  std::optional<BestKernel> best(const std::string& spec) const;
+  // Builds the best verified kernel of `spec` (CPU targets), loads it and checks it against the
+  // reference evaluator. Throws Error when there is none, or when it does not build, load or
+  // match the reference.
+  Kernel load(const std::string& spec) const;
+
+  const std::string& target() const;    // the name records are kept under ("x86-avx2", ...)
+  const std::string& database() const;  // the database file
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace attune

@@ -1,0 +1,17 @@
+// api/rebuild.hpp — the kernel a tuning record measured, as an artifact to build again.
+#pragma once
+
+#include "attune/artifact.hpp"
+#include "attune/db.hpp"
+#include "attune/op.hpp"
+#include "attune/target.hpp"
+
+namespace attune {
+
+// The C of CPU record `r` of `op`, lowered from its trace with the code generator options
+// tune() measured it with. Throws Error when the trace no longer replays.
+// (One function on purpose: tuner.hpp's rebuild_recorded(), which also checks the source
+// against the hash tune() records, replaces its body once it lands.)
+Artifact rebuild_artifact(const Op& op, const Target& target, const Record& r);
+
+}  // namespace attune
