@@ -57,6 +57,10 @@ Trace trace_from_arg(const std::string& arg);
 std::string target_arg(const std::string& arg);
 Target load_target_arg(const std::string& arg);
 
+// The memory limit of --max-memory ("" for the default, half of physical memory), checked
+// against `op` before anything is allocated (attune/memory_estimate.hpp). Throws Error.
+void check_max_memory(const Op& op, const std::string& max_memory_arg);
+
 // Code generation options a CPU target asks for (vector width, compiler flags); the same
 // choice `best` must make to find the source tune() built.
 CpuCodegenOptions cpu_options_for(const Target& target);

@@ -14,6 +14,7 @@
 #include "attune/codegen_cpu.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "attune/runtime.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/target.hpp"
@@ -57,7 +58,6 @@ Found find_task(const TaskArgs& a) {
 // build cache (<cache>/<key>.c, as Builder names it), writing the file when it is missing.
 std::string best_source_path(const Op& op, const Target& target, const Record& best) {
   CpuCodegenOptions opts = cpu_options_for(target);
-  opts.trace_json = best.trace;
   const Artifact art = lower_cpu_recorded(op, target, best.trace, opts);
   const Builder builder;
   const std::string path = builder.cache_dir() + "/" + builder.cache_key(art) + ".c";
@@ -90,8 +90,8 @@ int run_best(const TaskArgs& a) {
   if (a.json) {
     nlohmann::json trace;
     try {
-      trace = nlohmann::json::parse(best->trace);
-    } catch (const nlohmann::json::exception&) {
+      trace = parse_json_limited(best->trace, "trace");
+    } catch (const Error&) {
       trace = best->trace;
     }
     nlohmann::json j = {{"op", f.task.name},      {"target", f.task.target},
