@@ -13,6 +13,11 @@
 //   CMakeLists.txt         static and shared libraries, install rules, NAMEConfig.cmake
 //   cmake/, NAME.pc        find_package(NAME) -> NAME::NAME; pkg-config
 //   README.md              the kernels and their measured speed
+//   .attune-libgen         the list of files written (not in LibgenResult::files): what a
+//                          later run with `force` may replace or remove, and nothing else
+// out_dir must be new, empty, or hold an earlier libgen output (then `force` is needed); the
+// filesystem root, top-level and system directories and the home directory are refused, and
+// a file libgen did not write is never replaced or deleted (src/libgen/out_dir.hpp).
 // Tasks that match no template, and non-float tasks, get a tuned entry point of their own
 // (`void NAME_<task>(void* const* buffers)`, the kernel ABI of artifact.hpp) and no dispatcher.
 // Nothing in the output refers to attune or to absolute paths: it builds anywhere with CMake,
@@ -28,7 +33,8 @@ namespace attune {
 
 struct LibgenOptions {
   std::string db_path;                   // the tuning database (must exist)
-  std::string out_dir;                   // created when missing; generated files are replaced
+  std::string out_dir;                   // new, empty, or an earlier libgen output (with force)
+  bool force = false;                    // replace an earlier libgen output in out_dir
   std::string name = "attune_kernels";   // C identifier: the library, header and symbol prefix
   std::string target = "cpu";            // target name or file (load_target); tasks of it only
   std::string ops_file;                  // optional workload file: only these ops (each must be tuned)
@@ -52,7 +58,7 @@ struct LibgenResult {
 
 // Throws attune::Error (one line) for: a missing or unreadable database, a bad name, an
 // unknown target, an ops file naming an op that has no verified record, no tuned task at all,
-// or an output directory that cannot be created or written.
+// or an output directory that cannot be created or written, or that the rules above refuse.
 LibgenResult generate_library(const LibgenOptions& options);
 
 }  // namespace attune

@@ -10,8 +10,8 @@ namespace attune {
 
 // The C of CPU record `r` of `op`, lowered from its trace with the code generator options
 // tune() measured it with. Throws Error when the trace no longer replays.
-// (One function on purpose: tuner.hpp's rebuild_recorded(), which also checks the source
-// against the hash tune() records, replaces its body once it lands.)
+// It is rebuild_recorded() (tuner.hpp), which also checks the source against the hash tune()
+// recorded, behind a check that this CPU can run the target.
 Artifact rebuild_artifact(const Op& op, const Target& target, const Record& r);
 
 }  // namespace attune

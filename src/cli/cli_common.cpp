@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
+#include "attune/memory_estimate.hpp"
 
 namespace attune::cli {
 
@@ -30,15 +32,7 @@ std::string json_text_or_file(const std::string& arg, const std::string& what) {
 
 Trace trace_from_arg(const std::string& arg) {
   const std::string text = json_text_or_file(arg, "--trace");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() opens with "[json.exception.parse_error.101] ", which tells a user nothing.
-    std::string what = e.what();
-    if (what.starts_with("[json.exception.")) what = what.substr(what.find(']') + 2);
-    throw Error("--trace: invalid JSON: " + what);
-  }
+  nlohmann::json j = parse_json_limited(text, "--trace");
   if (j.is_array()) j = {{"schema_version", kTraceSchemaVersion}, {"steps", j}};
   return trace_from_json(j);
 }
@@ -59,6 +53,11 @@ std::string target_arg(const std::string& arg) {
 }
 
 Target load_target_arg(const std::string& arg) { return load_target(target_arg(arg)); }
+
+void check_max_memory(const Op& op, const std::string& max_memory_arg) {
+  check_memory_limit(op, max_memory_arg.empty() ? default_memory_limit()
+                                                : parse_byte_size(max_memory_arg, "--max-memory"));
+}
 
 std::string one_line(const std::string& text, std::size_t max_chars) {
   std::string out;

@@ -57,6 +57,9 @@ Trace trace_from_arg(const std::string& arg);
 std::string target_arg(const std::string& arg);
 Target load_target_arg(const std::string& arg);
 
+// The memory limit of --max-memory ("" for the default, half of physical memory), checked
+// against `op` before anything is allocated (attune/memory_estimate.hpp). Throws Error.
+void check_max_memory(const Op& op, const std::string& max_memory_arg);
 
 // Messages from compilers and workers span lines; a report line must not.
 std::string one_line(const std::string& text, std::size_t max_chars = 0);

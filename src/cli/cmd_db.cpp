@@ -14,6 +14,7 @@
 #include "attune/codegen_cpu.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "attune/runtime.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/target.hpp"
@@ -88,8 +89,8 @@ int run_best(const TaskArgs& a) {
   if (a.json) {
     nlohmann::json trace;
     try {
-      trace = nlohmann::json::parse(best->trace);
-    } catch (const nlohmann::json::exception&) {
+      trace = parse_json_limited(best->trace, "trace");
+    } catch (const Error&) {
       trace = best->trace;
     }
     nlohmann::json j = {{"op", f.task.name},      {"target", f.task.target},

@@ -12,6 +12,7 @@ namespace {
 
 struct LibgenArgs {
   std::string db = kDefaultDb, out, name = "attune_kernels", target = "cpu", ops;
+  bool force = false;
 };
 
 int run_libgen(const LibgenArgs& a) {
@@ -21,6 +22,7 @@ int run_libgen(const LibgenArgs& a) {
   o.name = a.name;
   o.target = target_arg(a.target);
   o.ops_file = a.ops;
+  o.force = a.force;
   const LibgenResult r = generate_library(o);
   std::cout << "wrote library '" << a.name << "' to " << a.out << ": " << r.tuned_kernels
             << " tuned kernel" << (r.tuned_kernels == 1 ? "" : "s") << ", " << r.files.size() << " files\n";
@@ -42,6 +44,7 @@ void add_libgen_command(CLI::App& app, Action& action) {
   sub->add_option("--name", args->name, "library name (a C identifier)")->capture_default_str();
   sub->add_option("--target", args->target, "target whose tasks to take")->capture_default_str();
   sub->add_option("--ops", args->ops, "workload file: only these ops");
+  sub->add_flag("--force", args->force, "replace an earlier libgen output in --out (only the files it wrote)");
   sub->callback([&action, args] { action = [args] { return run_libgen(*args); }; });
 }
 

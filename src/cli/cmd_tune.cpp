@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/target.hpp"
 #include "attune/tuner.hpp"
@@ -32,6 +33,7 @@ struct TuneArgs {
   int max_mappings = 8;
   int confirm_top = TuneOptions{}.confirm_top;
   int confirm_runs = TuneOptions{}.confirm_runs;
+  std::string max_memory;  // "": half of physical memory
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -96,6 +98,7 @@ int run_tune(const TuneArgs& a) {
   if (a.time_s < 0) throw Error("--time must be positive, got " + fixed(a.time_s, 1));
   if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
   const Op op = op_from_cli(a.spec);
+  check_max_memory(op, a.max_memory);
   // An unknown name fails here, before the database is created (rl has its own path in tune()).
   if (a.strategy != "rl") make_strategy(a.strategy);
   // "vta[:CONFIG]" names a simulator config rather than a target file: tune() resolves it.
@@ -139,7 +142,7 @@ int run_tune(const TuneArgs& a) {
                         {"valid", r.valid},
                         {"elapsed_s", r.elapsed_s},
                         {"candidates_per_minute", r.candidates_per_minute},
-                        {"trace", found ? nlohmann::json::parse(r.best->trace) : nlohmann::json()},
+                        {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
                         {"db", a.db},
                         {"task_id", r.task_id}};
     if (!r.arms.empty()) {
@@ -204,6 +207,8 @@ void add_tune_command(CLI::App& app, Action& action) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
+  sub->add_option("--max-memory", args->max_memory,
+                  "refuse an op whose measurement needs more memory (bytes, K/M/G suffix; default: half of RAM)");
   sub->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }
 

@@ -32,6 +32,7 @@ struct VerifyArgs {
   int max_steps = 8;
   int threads = 0;
   double timeout_s = 120;
+  std::string max_memory;  // "": half of physical memory
 };
 
 
@@ -86,6 +87,7 @@ int run_verify(const VerifyArgs& a) {
   if (a.traces < 0) throw Error("--random-traces must be >= 0, got " + std::to_string(a.traces));
   if (a.max_steps < 0) throw Error("--max-steps must be >= 0, got " + std::to_string(a.max_steps));
   const Op op = op_from_cli(a.spec);
+  check_max_memory(op, a.max_memory);
   const Builder builder;
   Runner runner;
   MeasureOptions mopts = MeasureOptions::correctness_only(a.threads);
@@ -147,6 +149,8 @@ void add_verify_command(CLI::App& app, Action& action) {
   sub->add_option("--max-steps", args->max_steps, "most transformations per trace")->capture_default_str();
   sub->add_option("--timeout", args->timeout_s, "seconds one kernel may run before it counts as failed")
       ->capture_default_str();
+  sub->add_option("--max-memory", args->max_memory,
+                  "refuse an op whose measurement needs more memory (bytes, K/M/G suffix; default: half of RAM)");
   sub->add_option("--threads", args->threads, "threads each kernel runs with (0: OpenMP's default)")
       ->capture_default_str();
   sub->callback([&action, args] { action = [args] { return run_verify(*args); }; });

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "attune/json_limits.hpp"
 #include "db/impl.hpp"
 
 namespace attune {
@@ -21,8 +22,8 @@ json record_json(const Record& r, const TaskInfo& t) {
       {"id", r.id},
       {"task", {{"id", t.id}, {"name", t.name}, {"spec", t.spec}, {"target", t.target},
                 {"hash", t.hash}}},
-      // insert() accepts only JSON traces, so this parse holds for records attune wrote.
-      {"trace", json::parse(r.trace, nullptr, /*allow_exceptions=*/false)},
+      // read_record() has checked that the trace is JSON within parse_json_limited's bounds.
+      {"trace", parse_json_limited(r.trace, "trace")},
       {"trace_hash", r.trace_hash},
       {"status", std::string(status_name(r.status))},
       {"error", r.error},

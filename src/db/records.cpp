@@ -1,10 +1,14 @@
 // Database: inserting and querying tuning records (resume, best, history).
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
 #include <limits>
 #include <map>
 
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "db/impl.hpp"
 
 namespace attune {
@@ -38,45 +42,101 @@ namespace db {
 
 namespace {
 
-json parse_column(const std::string& text, const char* column, std::int64_t id,
-                  const std::string& path) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    throw Error(path + ": record " + std::to_string(id) + ": column " + column +
-                " is not JSON: " + e.what());
+// Reads the columns of one record row in order, checking each value's storage class: a row
+// written by another program (or by hand) must give a clear error naming the record, never
+// a silently wrong value (SQLite converts text to 0.0 where a number is read).
+class RowReader {
+ public:
+  RowReader(const Statement& st, int first, const std::string& path) : st_(st), i_(first), path_(path) {}
+
+  void set_id(std::int64_t id) { id_ = id; }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(path_ + ": record " + (id_ ? std::to_string(*id_) : std::string("?")) + ": " + what);
   }
-}
+
+  std::int64_t integer(const char* column) {
+    expect(column, {"integer"});
+    return st_.int64(i_++);
+  }
+  std::string text(const char* column) {
+    expect(column, {"text"});
+    return st_.text(i_++);
+  }
+  // NULL reads as NaN: SQLite stores a NaN as NULL.
+  double real(const char* column) {
+    expect(column, {"real", "integer", "null"});
+    return st_.real(i_++);
+  }
+  nlohmann::json json_text(const char* column) {
+    const std::string t = text(column);
+    try {
+      return parse_json_limited(t, std::string("column ") + column);
+    } catch (const Error& e) {
+      fail(e.what());
+    }
+  }
+
+ private:
+  void expect(const char* column, std::initializer_list<std::string_view> allowed) const {
+    const std::string_view got = st_.type_name(i_);
+    for (auto a : allowed)
+      if (a == got) return;
+    std::string want;
+    for (auto a : allowed) want += (want.empty() ? "" : " or ") + std::string(a);
+    fail("column " + std::string(column) + " holds " + std::string(got) + ", expected " + want);
+  }
+
+  const Statement& st_;
+  int i_;
+  const std::string& path_;
+  std::optional<std::int64_t> id_;
+};
 
 }  // namespace
 
 Record read_record(const Statement& st, int first, const std::string& path) {
+  RowReader row(st, first, path);
   Record r;
-  int i = first;
-  r.id = st.int64(i++);
-  r.task_id = st.int64(i++);
-  r.trace = st.text(i++);
-  r.trace_hash = st.text(i++);
-  std::string status = st.text(i++);
+  r.id = row.integer("id");
+  row.set_id(r.id);
+  r.task_id = row.integer("task_id");
+  r.trace = row.text("trace");
+  // Checked here, where the record is named, so that no later reader meets a trace that is
+  // not JSON or nests without bound.
+  try {
+    parse_json_limited(r.trace, "column trace");
+  } catch (const Error& e) {
+    row.fail(e.what());
+  }
+  r.trace_hash = row.text("trace_hash");
+  const std::string status = row.text("status");
   auto s = parse_status(status);
-  if (!s)
-    throw Error(path + ": record " + std::to_string(r.id) + " has unknown status '" + status + "'");
+  if (!s) row.fail("unknown status '" + status + "'");
   r.status = *s;
-  r.error = st.text(i++);
-  for (const json& t : parse_column(st.text(i++), "times_s", r.id, path))
+  r.error = row.text("error");
+  const json times = row.json_text("times_s");
+  if (!times.is_array()) row.fail("column times_s is not a JSON array");
+  for (const json& t : times) {
+    if (!t.is_number() && !t.is_null()) row.fail("column times_s holds " + t.dump() + ", expected numbers");
     r.times_s.push_back(t.is_number() ? t.get<double>() : std::numeric_limits<double>::quiet_NaN());
-  r.median_s = st.real(i++);
-  r.max_rel_error = st.real(i++);
-  r.compile_s = st.real(i++);
-  r.features = parse_column(st.text(i++), "features", r.id, path);
-  r.hidden_features = parse_column(st.text(i++), "hidden_features", r.id, path);
-  r.compiler = st.text(i++);
-  r.flags = parse_column(st.text(i++), "flags", r.id, path).get<std::vector<std::string>>();
-  r.strategy = st.text(i++);
+  }
+  r.median_s = row.real("median_s");
+  if (r.ok() && !(r.median_s >= 0 && std::isfinite(r.median_s)))
+    row.fail("status ok but column median_s is " + std::string(std::isnan(r.median_s) ? "NULL" : "not a finite time"));
+  r.max_rel_error = row.real("max_rel_error");
+  r.compile_s = row.real("compile_s");
+  r.features = row.json_text("features");
+  r.hidden_features = row.json_text("hidden_features");
+  r.compiler = row.text("compiler");
+  const json flags = row.json_text("flags");
+  if (!flags.is_array() || !std::all_of(flags.begin(), flags.end(), [](const json& f) { return f.is_string(); }))
+    row.fail("column flags is not a JSON array of strings");
+  r.flags = flags.get<std::vector<std::string>>();
+  r.strategy = row.text("strategy");
   // The seed is a full 64-bit value; SQLite integers are signed, so it is stored bit-cast.
-  r.seed = static_cast<std::uint64_t>(st.int64(i++));
-  r.trial = st.int64(i++);
-  r.created_at = st.text(i++);
+  r.seed = static_cast<std::uint64_t>(row.integer("seed"));
+  r.trial = row.integer("trial");
+  r.created_at = row.text("created_at");
   return r;
 }
 
@@ -96,9 +156,12 @@ std::string select_records(const char* where_and_order) {
 std::int64_t Database::insert(const Record& r) {
   impl_->require_writable("insert a record");
   const std::string& path = impl_->path();
-  if (!json::accept(r.trace))
+  try {
+    parse_json_limited(r.trace, "trace");
+  } catch (const Error&) {
     throw Error(path + ": the trace of a record for task " + std::to_string(r.task_id) +
                 " is not valid JSON");
+  }
   if (!task(r.task_id)) throw Error(path + ": no task with id " + std::to_string(r.task_id));
 
   // One statement in autocommit mode: its own transaction, durable when step() returns.
@@ -159,9 +222,9 @@ const Record* TraceMeasurements::own() const {
 }
 
 std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task_id) const {
-  // NULL medians (a NaN that was stored) sort first in SQLite, so exclude them explicitly.
+  // read_record() refuses an ok record without a median, so none can sort first here.
   Statement st(impl_->c(),
-               select_records("WHERE r.task_id = ?1 AND r.status = 'ok' AND r.median_s IS NOT NULL ORDER BY r.id")
+               select_records("WHERE r.task_id = ?1 AND r.status = 'ok' ORDER BY r.id")
                    .c_str());
   st.bind(1, task_id);
   std::vector<TraceMeasurements> out;

@@ -119,6 +119,38 @@ void precheck(const std::string& path, OpenMode mode) {
     fail(path, "cannot open for writing: " + errno_text(errno));
 }
 
+// SQLite's URI for a path: "file:" and the path with '%', '?' and '#' percent-encoded.
+std::string file_uri(const std::string& path) {
+  std::string out = "file:";
+  for (char c : path) {
+    if (c == '%') out += "%25";
+    else if (c == '?') out += "%3f";
+    else if (c == '#') out += "%23";
+    else out += c;
+  }
+  return out;
+}
+
+// A reader of a WAL database needs its -shm file, and creates it when missing; where the
+// directory cannot be written (a read-only mount, or someone else's folder) that fails with
+// "attempt to write a readonly database". Such a file is opened immutable instead: SQLite then
+// reads the database file alone, which holds every committed record once the last writer has
+// closed (its checkpoint empties the -wal). A -wal that still holds changes cannot be read
+// that way: that is an error, not a silently older view.
+std::string read_only_open_name(const std::string& path) {
+  if (path == kInMemory) return "";
+  fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  std::error_code ec;
+  const bool dir_writable = ::access(parent.c_str(), W_OK) == 0;
+  if (dir_writable || fs::exists(path + "-shm", ec)) return "";
+  const auto wal = fs::file_size(path + "-wal", ec);
+  if (!ec && wal > 0)
+    fail(path, "cannot read: its write-ahead log " + path + "-wal holds changes, and its directory is read-only (open "
+               "it once where the directory is writable, or copy the files)");
+  return file_uri(path) + "?immutable=1";
+}
+
 struct Contents {
   std::vector<std::string> tables;
   bool has_meta = false;
@@ -186,7 +218,9 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
   precheck(path, mode);
   const bool rw = mode == OpenMode::read_write_create;
   int flags = rw ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-  auto c = std::make_unique<Connection>(path, flags);
+  const std::string open_as = rw ? "" : read_only_open_name(path);
+  if (!open_as.empty()) flags |= SQLITE_OPEN_URI;
+  auto c = std::make_unique<Connection>(path, flags, open_as);
   if (rw && sqlite3_db_readonly(c->get(), "main") == 1)
     fail(path, "cannot open for writing: permission denied");
 

@@ -9,8 +9,8 @@
 
 namespace attune::db {
 
-Connection::Connection(std::string path, int flags) : path_(std::move(path)) {
-  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+Connection::Connection(std::string path, int flags, const std::string& open_as) : path_(std::move(path)) {
+  int rc = sqlite3_open_v2((open_as.empty() ? path_ : open_as).c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
@@ -104,6 +104,16 @@ std::string Statement::blob(int col) const {
 }
 
 bool Statement::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+
+const char* Statement::type_name(int col) const {
+  switch (sqlite3_column_type(st_, col)) {
+    case SQLITE_INTEGER: return "integer";
+    case SQLITE_FLOAT: return "real";
+    case SQLITE_TEXT: return "text";
+    case SQLITE_BLOB: return "blob";
+    default: return "null";
+  }
+}
 
 Transaction::Transaction(Connection& c) : c_(c) { c_.exec("BEGIN IMMEDIATE"); }
 

@@ -17,7 +17,9 @@ namespace attune::db {
 class Connection {
  public:
   // Opens with sqlite3_open_v2 flags; throws Error("PATH: cannot open: ...") on failure.
-  Connection(std::string path, int flags);
+  // `open_as`, when given, is what SQLite is handed instead of the path (a "file:" URI; pass
+  // SQLITE_OPEN_URI); messages still name the path.
+  Connection(std::string path, int flags, const std::string& open_as = "");
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
@@ -59,6 +61,8 @@ class Statement {
   std::string text(int col) const;
   std::string blob(int col) const;
   bool is_null(int col) const;
+  // SQLite's storage class of the value: "integer", "real", "text", "blob" or "null".
+  const char* type_name(int col) const;
 
  private:
   Connection& c_;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 
 namespace attune::hw {
 
@@ -131,16 +132,7 @@ std::string JsonNode::brief() const {
 }
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin) {
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann says "[json.exception.parse_error.101] parse error at line 3, column 5: ...";
-    // keep the position and the reason, drop the library's own prefix.
-    std::string what = e.what();
-    auto at = what.find(" at line ");
-    std::string tail = at == std::string::npos ? what : what.substr(at + 4);
-    throw Error(one_line(origin + ": invalid JSON: " + tail));
-  }
+  return parse_json_limited(text, origin);
 }
 
 std::string read_text_file(const std::string& path) {

@@ -66,8 +66,14 @@ Target load_target(const std::string& path_or_name) {
     return parse_target(hw::read_text_file(path_or_name), path_or_name);
   std::string name = alias(path_or_name);
   for (const auto& dir : target_dirs()) {
+    // The error_code forms: a directory without search permission is a user's problem to be
+    // reported, not an exception from the filesystem library.
     std::string p = dir + "/" + name + ".json";
-    if (fs::is_regular_file(p)) return parse_target(hw::read_text_file(p), p);
+    std::error_code ec;
+    const bool found = fs::is_regular_file(p, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+      throw Error("target '" + path_or_name + "': cannot look in " + dir + ": " + ec.message());
+    if (found) return parse_target(hw::read_text_file(p), p);
   }
   std::string known;
   for (const auto& n : list_targets()) known += (known.empty() ? "" : ", ") + n;
@@ -78,9 +84,11 @@ Target load_target(const std::string& path_or_name) {
 std::vector<std::string> list_targets() {
   std::vector<std::string> out;
   for (const auto& dir : target_dirs()) {
+    // Unreadable directories list nothing (load_target reports them by name).
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().stem().string());
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code fec;
+      if (it->is_regular_file(fec) && it->path().extension() == ".json") out.push_back(it->path().stem().string());
     }
   }
   std::sort(out.begin(), out.end());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attune/error.hpp"
+#include "attune/names.hpp"
 #include "attune/op.hpp"
 
 namespace attune {
@@ -56,6 +57,7 @@ std::map<std::string, std::string> key_values(const std::vector<std::string>& to
 // "name op key=value ..." already split into tokens.
 Op workload_op(const std::vector<std::string>& toks) {
   if (toks.size() < 2) throw Error("expected 'name op key=value ...'");
+  if (auto why = label_problem(toks[0])) throw Error("workload name '" + toks[0] + "' " + *why);
   Op op = instantiate_template(toks[1], key_values(toks, 2));
   op.name = toks[0];
   return op;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attune/error.hpp"
+#include "attune/names.hpp"
 #include "attune/op.hpp"
 #include "extent_inference.hpp"
 #include "spec_lexer.hpp"
@@ -27,6 +28,8 @@ using ir::Token;
 constexpr std::int64_t kMaxCoeff = std::int64_t{1} << 40;    // |coefficient| and |constant|
 constexpr std::int64_t kMaxNumel = std::int64_t{1} << 40;    // elements of one tensor
 constexpr __int128 kMaxDomain = static_cast<__int128>(1) << 62;  // points of the iteration domain
+// Parentheses and unary minuses recurse: bound them so that no input can exhaust the stack.
+constexpr int kMaxNesting = 200;
 
 std::string at_str(SrcPos p) { return std::to_string(p.line) + ":" + std::to_string(p.col); }
 
@@ -98,7 +101,9 @@ class SpecParser {
     if (label_) spec_error(kw.pos, "duplicate 'op' label (the first is at " + at_str(label_pos_) + ")");
     if (!at(Tok::label) && !at(Tok::ident))
       spec_error(peek().pos, "expected a name after 'op', found " + describe(peek()));
-    label_ = next().text;
+    const Token name = next();
+    if (auto why = label_problem(name.text)) spec_error(name.pos, "label '" + shown(name.text) + "' " + *why);
+    label_ = name.text;
     label_pos_ = kw.pos;
   }
 
@@ -119,6 +124,7 @@ class SpecParser {
     for (const auto& d : tensors_)
       if (d.t.name == name.text)
         spec_error(name.pos, "duplicate tensor '" + name.text + "' (first declared at " + at_str(d.pos) + ")");
+    if (auto why = tensor_name_problem(name.text)) spec_error(name.pos, "tensor name '" + name.text + "' " + *why);
     expect(Tok::lbracket, "'[' after tensor name '" + name.text + "'");
     Tensor t;
     t.name = name.text;
@@ -215,7 +221,19 @@ class SpecParser {
     into.constant = checked(static_cast<__int128>(into.constant) + static_cast<__int128>(e.constant) * k, p);
   }
 
+  // Counts the recursion of sum() and term() while it is under way.
+  struct NestingGuard {
+    NestingGuard(int& depth, SrcPos p) : depth_(depth) {
+      if (++depth_ > kMaxNesting)
+        spec_error(p, "index expression nested too deeply (more than " + std::to_string(kMaxNesting) +
+                          " levels of parentheses and unary minus)");
+    }
+    ~NestingGuard() { --depth_; }
+    int& depth_;
+  };
+
   AffineExpr sum() {
+    NestingGuard guard(depth_, peek().pos);
     AffineExpr v = term();
     while (at(Tok::plus) || at(Tok::minus)) {
       Token op = next();
@@ -230,6 +248,7 @@ class SpecParser {
   AffineExpr term() {
     if (at(Tok::minus)) {
       Token m = next();
+      NestingGuard guard(depth_, m.pos);
       AffineExpr v = term();
       AffineExpr r;
       r.divisor = v.divisor;
@@ -432,8 +451,16 @@ class SpecParser {
     return op;
   }
 
+  // A label as it may be shown in a message: label_problem() names the offending byte.
+  static std::string shown(const std::string& label) {
+    std::string s;
+    for (char c : label.substr(0, 40)) s += c > ' ' && c < 127 ? c : '?';
+    return label.size() > 40 ? s + "..." : s;
+  }
+
   std::vector<Token> toks_;
   std::size_t i_ = 0;
+  int depth_ = 0;
   std::optional<std::string> label_;
   SrcPos label_pos_;
   std::vector<TensorDecl> tensors_;
@@ -448,6 +475,12 @@ class SpecParser {
 
 }  // namespace
 
-Op parse_spec(std::string_view text) { return SpecParser(text).parse(); }
+Op parse_spec(std::string_view text) {
+  // Far beyond any real op (a spec is a handful of lines); keeps the token list bounded.
+  constexpr std::size_t kMaxSpecBytes = std::size_t{1} << 20;
+  if (text.size() > kMaxSpecBytes)
+    spec_error(SrcPos{}, "spec is too long (" + std::to_string(text.size()) + " bytes; at most 1 MiB)");
+  return SpecParser(text).parse();
+}
 
 }  // namespace attune

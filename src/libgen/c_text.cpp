@@ -1,6 +1,4 @@
 // c_text.cpp — small text helpers shared by the emitters.
-#include <sstream>
-
 #include "libgen/library.hpp"
 
 namespace attune::libgen {
@@ -19,13 +17,11 @@ std::string substitute(std::string text, const Library& lib) {
   return text;
 }
 
-std::string c_comment_lines(const std::string& text) {
+std::string markdown_cell(const std::string& text) {
   std::string out;
-  std::istringstream is(text);
-  std::string l;
-  while (std::getline(is, l)) {
-    for (std::size_t p; (p = l.find("*/")) != std::string::npos;) l.replace(p, 2, "* /");
-    out += l.empty() ? " *\n" : " * " + l + "\n";
+  for (char c : comment_safe(text)) {
+    if (c == '|' || c == '`') out += '\\';
+    out += c;
   }
   return out;
 }

@@ -78,7 +78,7 @@ std::string table(const Library& lib, const Family& f) {
      << "  void (*run)(void* const* buffers);\n  const char* name;\n} " << f.name << "_tuned;\n\n";
   os << "static const " << f.name << "_tuned " << f.name << "_table[] = {\n";
   for (const Kernel* k : lib.of_family(f.name)) {
-    os << "    /* task '" << k->task.name << "': " << ms(k->best.median_s) << ", " << std::fixed
+    os << "    /* task '" << comment_safe(k->task.name) << "': " << ms(k->best.median_s) << ", " << std::fixed
        << std::setprecision(2) << k->gflops << " GFLOP/s */\n";
     os << "    {" << key_of(f, *k->match) << ",\n     " << k->symbol << ", \"" << k->symbol << "\"},\n";
   }
@@ -149,7 +149,7 @@ std::string emit_dispatch(const Library& lib) {
     if (k.match) continue;
     if (!any_raw) os << "/* ---- tuned tasks without a family: fixed shapes, no fallback ---- */\n\n";
     any_raw = true;
-    os << "/* task '" << k.task.name << "': " << ms(k.best.median_s) << ", " << std::fixed << std::setprecision(2)
+    os << "/* task '" << comment_safe(k.task.name) << "': " << ms(k.best.median_s) << ", " << std::fixed << std::setprecision(2)
        << k.gflops << " GFLOP/s */\n"
        << "void " << k.entry << "(void* const* buffers) { " << k.symbol << "(buffers); }\n\n";
   }

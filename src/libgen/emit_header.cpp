@@ -96,7 +96,7 @@ std::string raw_section(const Kernel& k) {
     for (std::size_t d = 0; d < t.shape.size(); ++d) bufs += (d ? ", " : "") + std::to_string(t.shape[d]);
     bufs += "]" + std::string(t.name == k.op.output.tensor ? " (output, overwritten)" : "") + "\n";
   }
-  os << "/* Tuned task '" << k.task.name << "' (fixed shapes; no generic fallback):\n"
+  os << "/* Tuned task '" << comment_safe(k.task.name) << "' (fixed shapes; no generic fallback):\n"
      << c_comment_lines(canonical_spec(k.op)) << " *\n" << c_comment_lines(bufs) << " */\n";
   os << "@U@_API void " << k.entry << "(void* const* buffers);\n\n";
   return os.str();

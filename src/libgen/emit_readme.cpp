@@ -67,10 +67,10 @@ std::string emit_readme(const Library& lib) {
      << "| kernel | entry point | task | parameters | time (ms) | GFLOP/s | measured |\n"
      << "|---|---|---|---|---:|---:|---|\n";
   for (const auto& k : lib.kernels) {
-    os << "| `" << k.symbol << "` | `" << k.entry << "` | " << k.task.name << " | "
+    os << "| `" << k.symbol << "` | `" << k.entry << "` | " << markdown_cell(k.task.name) << " | "
        << (k.match ? family_params_text(k) : "fixed shapes, see the header") << " | " << std::fixed
        << std::setprecision(4) << k.best.median_s * 1e3 << " | " << std::setprecision(2) << k.gflops << " | "
-       << k.best.created_at << " |\n";
+       << markdown_cell(k.best.created_at) << " |\n";
   }
   os << "\nTimes are medians measured by attune on the tuning machine, single process, with the\n"
         "thread count the task was tuned with; each kernel's source (`src/kernels/`) opens with its\n"

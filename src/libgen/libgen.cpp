@@ -8,17 +8,18 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
 #include "attune/libgen.hpp"
+#include "attune/names.hpp"
 #include "attune/target.hpp"
 #include "attune/transform.hpp"
 #include "attune/tuner.hpp"
 #include "libgen/library.hpp"
+#include "libgen/out_dir.hpp"
 
 namespace attune {
 
@@ -27,11 +28,6 @@ using libgen::Kernel;
 using libgen::Library;
 
 namespace {
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 // A task name as part of a C identifier: anything else becomes '_'.
 std::string ident_part(const std::string& s) {
@@ -135,38 +131,13 @@ std::set<std::string> reserved_names(const std::string& name) {
   return r;
 }
 
-void write_file(const fs::path& dir, const std::string& rel, const std::string& text, std::vector<std::string>& files) {
-  const fs::path p = dir / rel;
-  std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
-  if (ec) throw Error(p.parent_path().string() + ": cannot create directory: " + ec.message());
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error(p.string() + ": cannot write");
-  files.push_back(rel);
-}
-
-void prepare_out_dir(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw Error(dir.string() + ": cannot write the library: not a directory");
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(dir.string() + ": cannot create the output directory: " + ec.message());
-  // Kernels of an earlier run would linger beside the new ones (CMake lists sources
-  // explicitly, so they would not be built, but they would mislead a reader).
-  const fs::path kernels = dir / "src" / "kernels";
-  if (fs::is_directory(kernels, ec))
-    for (const auto& e : fs::directory_iterator(kernels, ec))
-      if (e.path().extension() == ".c") fs::remove(e.path(), ec);
-}
-
 }  // namespace
 
 LibgenResult generate_library(const LibgenOptions& o) {
-  if (!is_identifier(o.name))
-    throw Error("libgen: library name '" + o.name +
+  if (!is_c_identifier(o.name))
+    throw Error("libgen: library name '" + comment_safe(o.name) +
                 "' is not a C identifier (letters, digits and '_', not starting with a digit, at most 64)");
+  if (is_c_keyword(o.name)) throw Error("libgen: library name '" + o.name + "' is a C or C++ keyword");
   if (o.db_path.empty()) throw Error("libgen: no database given (--db FILE)");
   if (o.out_dir.empty()) throw Error("libgen: no output directory given (--out DIR)");
   const Target target = load_target(o.target);
@@ -187,20 +158,18 @@ LibgenResult generate_library(const LibgenOptions& o) {
   std::set<std::string> used = reserved_names(o.name);
   for (const auto& [task, best] : tasks) lib.kernels.push_back(make_kernel(lib, target, task, best, used));
 
-  const fs::path dir(o.out_dir);
-  prepare_out_dir(dir);
-  LibgenResult res;
   const std::string& n = lib.name;
-  write_file(dir, "include/" + n + ".h", libgen::emit_header(lib), res.files);
-  write_file(dir, "src/" + n + "_internal.h", libgen::emit_internal_header(lib), res.files);
-  write_file(dir, "src/" + n + "_dispatch.c", libgen::emit_dispatch(lib), res.files);
-  write_file(dir, "src/" + n + "_generic.c", libgen::emit_generic(lib), res.files);
-  for (const auto& k : lib.kernels) write_file(dir, k.file, libgen::emit_kernel_file(lib, k), res.files);
-  write_file(dir, "CMakeLists.txt", libgen::emit_cmake(lib), res.files);
-  write_file(dir, "cmake/" + n + "Config.cmake", libgen::emit_package_config(lib), res.files);
-  write_file(dir, n + ".pc", libgen::emit_pkgconfig(lib), res.files);
-  write_file(dir, "README.md", libgen::emit_readme(lib), res.files);
-  std::sort(res.files.begin(), res.files.end());
+  libgen::OutputFiles files = {{"include/" + n + ".h", libgen::emit_header(lib)},
+                               {"src/" + n + "_internal.h", libgen::emit_internal_header(lib)},
+                               {"src/" + n + "_dispatch.c", libgen::emit_dispatch(lib)},
+                               {"src/" + n + "_generic.c", libgen::emit_generic(lib)}};
+  for (const auto& k : lib.kernels) files.emplace_back(k.file, libgen::emit_kernel_file(lib, k));
+  files.emplace_back("CMakeLists.txt", libgen::emit_cmake(lib));
+  files.emplace_back("cmake/" + n + "Config.cmake", libgen::emit_package_config(lib));
+  files.emplace_back(n + ".pc", libgen::emit_pkgconfig(lib));
+  files.emplace_back("README.md", libgen::emit_readme(lib));
+  LibgenResult res;
+  res.files = libgen::write_output(o.out_dir, files, o.force);
 
   res.tuned_kernels = static_cast<int>(lib.kernels.size());
   for (const auto& k : lib.kernels)

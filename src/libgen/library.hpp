@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attune/c_safe.hpp"
 #include "attune/db.hpp"
 #include "attune/op.hpp"
 #include "libgen/family_match.hpp"
@@ -55,7 +56,9 @@ std::string emit_readme(const Library& lib);            // README.md
 
 // Replaces every "@P@" by the library name and "@U@" by its macro prefix.
 std::string substitute(std::string text, const Library& lib);
-// Text as the lines of a C block comment (" * ..."), with any "*/" defused.
-std::string c_comment_lines(const std::string& text);
+// Outside text (task names, record fields) reaches the generated files only through
+// attune/c_safe.hpp (comment_safe, c_comment_lines) or markdown_cell() below.
+// Text as one cell of a Markdown table: comment_safe() with '|' and '`' escaped.
+std::string markdown_cell(const std::string& text);
 
 }  // namespace attune::libgen

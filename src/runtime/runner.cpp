@@ -12,10 +12,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "attune/evaluator.hpp"
 #include "attune/locations.hpp"
 #include "attune/runtime.hpp"
@@ -141,8 +143,13 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
     return m;
   }
   if (p.exit_code == 0) {
-    auto j = nlohmann::json::parse(p.out, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_discarded()) return from_result(runtime::result_from_json(j));
+    // The worker ran generated code in its process: its output is bounded like any other.
+    std::optional<nlohmann::json> j;
+    try {
+      j = parse_json_limited(p.out, "worker result");
+    } catch (const Error&) {
+    }
+    if (j) return from_result(runtime::result_from_json(*j));
   }
   // The kernel called exit() (or _exit) itself, or wrote garbage where the result goes.
   m.status = Status::runtime_error;

@@ -15,6 +15,7 @@
 
 #include "attune/buffer.hpp"
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "attune/op.hpp"
 #include "attune/runtime.hpp"
 #include "runtime/files.hpp"
@@ -169,7 +170,7 @@ int worker_main(int argc, char** argv) {
   try {
     auto text = runtime::read_file(argv[1]);
     if (!text) throw Error(std::string("cannot read request file '") + argv[1] + "'");
-    result = run(runtime::request_from_json(nlohmann::json::parse(*text)));
+    result = run(runtime::request_from_json(parse_json_limited(*text, "request")));
   } catch (const std::exception& e) {
     result = failure("internal_error", e.what());
   }

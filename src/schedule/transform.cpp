@@ -2,9 +2,16 @@
 // registered here explicitly; its machinery lives in its own file.
 #include "attune/transform.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "attune/error.hpp"
+#include "attune/json_limits.hpp"
 #include "schedule/transforms.hpp"
 
 namespace attune {
@@ -150,9 +157,31 @@ nlohmann::json to_json(const Transform& t) {
 }
 
 namespace {
+// nlohmann converts any number to an integer (1.5 -> 1, 1e300 -> undefined behaviour): an
+// integer field must hold an integer that fits.
+bool fits_integer(const nlohmann::json& v, std::int64_t lo, std::int64_t hi) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi);
+  return v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
+}
+
+template <class T>
+bool integers_fit(const nlohmann::json& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return true;
+  } else if constexpr (std::is_integral_v<T>) {
+    return fits_integer(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+  } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& e) { return integers_fit<std::int64_t>(e); });
+  } else {
+    return true;
+  }
+}
+
 template <class T>
 T field(const nlohmann::json& j, const char* name, const std::string& where) {
   if (!j.contains(name)) throw Error(where + ": missing field '" + name + "'");
+  if (!integers_fit<T>(j.at(name)))
+    throw Error(where + ": field '" + std::string(name) + "' must be an integer (or a list of integers) in range");
   try {
     return j.at(name).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -220,13 +249,7 @@ Trace trace_from_json(const nlohmann::json& j) {
 std::string trace_to_string(const Trace& t) { return to_json(t).dump(); }
 
 Trace trace_from_string(std::string_view text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(std::string("trace: invalid JSON: ") + e.what());
-  }
-  return trace_from_json(j);
+  return trace_from_json(parse_json_limited(text, "trace"));
 }
 
 LoopNest replay(const Op& op, const Trace& t) {

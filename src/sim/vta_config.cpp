@@ -8,6 +8,7 @@
 
 #include "attune/error.hpp"
 #include "attune/locations.hpp"
+#include "attune/json_limits.hpp"
 
 namespace attune {
 
@@ -117,12 +118,7 @@ void validate_vta_config(const VtaConfig& c, std::string_view source) {
 }
 
 VtaConfig parse_vta_config(std::string_view json_text, std::string_view source) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw Error(std::string(source) + ": invalid JSON: " + e.what());
-  }
+  const json j = parse_json_limited(json_text, std::string(source));
   if (!j.is_object()) throw Error(std::string(source) + ": expected a JSON object");
   VtaConfig c;
   bool seen[std::size(kShape)] = {};

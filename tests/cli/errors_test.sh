@@ -48,6 +48,34 @@ expect_error 1 "^attune: error: .*not an attune database" -- "$attune" export --
 cmp "$tmp/garbage.db" "$tmp/garbage.copy"
 test ! -e "$tmp/garbage.db-wal"
 
+# Hostile input (issue 28): a number beyond a double, unbounded nesting, and a label that
+# would end the generated C's comment are user errors, not crashes or internal errors.
+expect_error 1 "^attune: error: --trace: invalid JSON: number overflow parsing '1e400'" -- \
+  "$attune" lower gemm:M=4,N=4,K=4 --trace '{"schema_version": 1e400, "steps": []}'
+head -c 100000 /dev/zero | tr '\0' '[' >"$tmp/deep.json"
+expect_error 1 '^attune: error: --trace: JSON nested deeper than 64 levels' -- \
+  "$attune" lower gemm:M=4,N=4,K=4 --trace "$tmp/deep.json"
+expect_error 1 "^attune: error: 1:4: label '\*/x/\*' holds '\*'" -- \
+  "$attune" lower 'op */x/*; tensor A[4] f32; tensor O[4] f32; O[i] += A[i]'
+expect_error 1 "^attune: error: 1:8: tensor name 'int' is a C or C\+\+ keyword" -- \
+  "$attune" lower 'tensor int[4] f32; tensor O[4] f32; O[i] += int[i]'
+# Too large to measure: refused at once, before any buffer is allocated.
+for cmd in verify tune; do
+  extra=(--random-traces 1); [ "$cmd" = tune ] && extra=(--trials 1 --db "$tmp/huge.db")
+  expect_error 1 "^attune: error: op 'gemm' needs about 16.4 GiB of memory to measure .* more than the limit of 8.0 GiB; raise it with --max-memory" -- \
+    timeout 60 "$attune" $cmd gemm:M=20000,N=20000,K=20000 "${extra[@]}" --max-memory 8G
+done
+test ! -e "$tmp/huge.db"
+expect_error 1 "^attune: error: --max-memory: expected a size in bytes" -- \
+  "$attune" verify gemm:M=4,N=4,K=4 --random-traces 1 --max-memory lots
+# An unreadable targets directory is named, not an internal error (root reads it anyway).
+if [ "$(id -u)" != 0 ]; then
+  mkdir "$tmp/targets"; chmod 000 "$tmp/targets"
+  ATTUNE_TARGETS_DIR="$tmp/targets" expect_error 1 "^attune: error: target 'mine': cannot look in" -- \
+    "$attune" map gemm:M=16,N=16,K=16 --target mine
+  chmod 700 "$tmp/targets"
+fi
+
 # Usage errors from the command line parser: exit code 2.
 expect_error 2 '^attune: error: ' -- "$attune" lower
 expect_error 2 '^attune: error: ' -- "$attune" frobnicate

@@ -8,6 +8,7 @@
 
 #include "attune/error.hpp"
 #include "db_test_util.hpp"
+#include "unprivileged.hpp"
 
 namespace attune {
 namespace {
@@ -203,33 +204,10 @@ TEST(DbOpen, InMemoryAndEmptyPaths) {
   EXPECT_EQ(open_error("", OpenMode::read_write_create), "database path is empty");
 }
 
-// Runs `fn` as the owner of `dir` and `path` without root's privileges. Root reads and writes
-// every file whatever its mode, so as root `fn` runs in a child that hands both to the user
-// 'nobody' (uid and gid 65534) and becomes it; its result comes back through a pipe.
+// Runs `fn` as the owner of `dir` and `path` without root's privileges (unprivileged.hpp).
 std::string as_unprivileged_owner(const ScratchDir& dir, const std::string& path,
                                   const std::function<std::string()>& fn) {
-  if (::geteuid() != 0) return fn();
-  constexpr uid_t kNobody = 65534;
-  int fds[2];
-  if (::pipe(fds) != 0) return "(pipe failed)";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const bool dropped = ::chown(dir.path().c_str(), kNobody, kNobody) == 0 &&
-                         ::chown(path.c_str(), kNobody, kNobody) == 0 && ::setgid(kNobody) == 0 &&
-                         ::setuid(kNobody) == 0;
-    const std::string out = dropped ? fn() : "(could not become nobody)";
-    const bool sent = ::write(fds[1], out.data(), out.size()) == static_cast<ssize_t>(out.size());
-    ::_exit(sent ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buf[512];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return out;
+  return testing::as_unprivileged_owner({dir.path().string(), path}, fn);
 }
 
 TEST(DbOpen, PermissionDenied) {

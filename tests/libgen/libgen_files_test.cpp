@@ -103,14 +103,27 @@ TEST(LibgenFiles, WritesTheTree) {
   EXPECT_NE(cm.find("  " + g.file + "\n"), std::string::npos);
 }
 
-TEST(LibgenFiles, RegeneratingReplacesStaleKernels) {
+TEST(LibgenFiles, RegeneratingWithForceReplacesStaleKernelsOnly) {
   ScratchDir d;
   testing::add_verified_task(d.file("t.db"), "g", instantiate_template("gemm", {{"M", "4"}, {"N", "4"}, {"K", "4"}}));
+  testing::add_verified_task(d.file("t.db"), "h", instantiate_template("gemm", {{"M", "8"}, {"N", "4"}, {"K", "4"}}));
   const auto first = generate(d);
-  testing::spit(d.file("out/src/kernels/mylib_old_kdeadbeef.c"), "stale");
-  const auto second = generate(d);
-  EXPECT_EQ(first.files, second.files);
-  EXPECT_FALSE(fs::exists(d.file("out/src/kernels/mylib_old_kdeadbeef.c")));
+  ASSERT_EQ(first.kernels.size(), 2u);
+  // The user's own file beside the output survives; a kernel of the earlier output that the
+  // new one lacks (here: task h, no longer in the ops file) is removed.
+  testing::spit(d.file("out/src/kernels/mine.c"), "mine");
+  testing::spit(d.file("ops.txt"), "g gemm M=4 N=4 K=4\n");
+  LibgenOptions o;
+  o.db_path = d.file("t.db");
+  o.out_dir = d.file("out");
+  o.name = "mylib";
+  o.ops_file = d.file("ops.txt");
+  o.force = true;
+  const auto second = generate_library(o);
+  ASSERT_EQ(second.kernels.size(), 1u);
+  EXPECT_TRUE(fs::exists(d.file("out/" + first.kernels[0].file)));
+  EXPECT_FALSE(fs::exists(d.file("out/" + first.kernels[1].file)));
+  EXPECT_EQ(slurp(d.file("out/src/kernels/mine.c")), "mine");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "attune/c_safe.hpp"
 #include "attune/error.hpp"
 #include "schedule/analysis.hpp"
 
@@ -196,7 +197,7 @@ void CEmitter::emit_loop(const Node& l) {
   if (l.kind == LoopKind::unrolled) {
     for (std::int64_t i = 0; i < l.extent; ++i) {
       consts[l.var] = i;
-      line("{  /* " + l.var + " = " + std::to_string(i) + " */");
+      line("{  /* " + comment_safe(l.var) + " = " + std::to_string(i) + " */");
       ++indent;
       body();
       --indent;
@@ -229,10 +230,10 @@ void CEmitter::emit_loop(const Node& l) {
   if (auto full = tail_split(l)) {
     ++split_depth_;
     split_ranges_[l.var] = {0, *full - 1};
-    line("/* " + l.var + " < " + std::to_string(*full) + ": whole tiles, no bounds checks */");
+    line("/* " + comment_safe(l.var) + " < " + std::to_string(*full) + ": whole tiles, no bounds checks */");
     plain(0, *full, l.kind == LoopKind::parallel);
     split_ranges_[l.var] = {*full, l.extent - 1};
-    line("/* " + l.var + " >= " + std::to_string(*full) + ": the tail */");
+    line("/* " + comment_safe(l.var) + " >= " + std::to_string(*full) + ": the tail */");
     plain(*full, l.extent, l.kind == LoopKind::parallel && l.extent - *full > 1);
     split_ranges_.erase(l.var);
     --split_depth_;

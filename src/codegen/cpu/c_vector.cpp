@@ -16,6 +16,7 @@
 // registers instead of going through memory.
 #include <algorithm>
 
+#include "attune/c_safe.hpp"
 #include "attune/error.hpp"
 #include "codegen/cpu/c_emitter.hpp"
 #include "schedule/analysis.hpp"
@@ -163,7 +164,7 @@ void CEmitter::declare_promoted(const BufferDecl& b) {
   std::string decl = "vf";
   for (std::int64_t i = 0; i < b.numel() / lanes(); ++i)
     decl += (i ? ", " : " ") + b.name + "_r" + std::to_string(i) + " = {0}";
-  line(decl + ";  /* " + b.name + " in registers */");
+  line(decl + ";  /* " + comment_safe(b.name) + " in registers */");
 }
 
 std::string CEmitter::promoted_reg(const Access& a, const std::string& v, std::int64_t base) const {

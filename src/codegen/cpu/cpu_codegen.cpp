@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "attune/c_safe.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
 #include "codegen/cpu/c_emitter.hpp"
@@ -9,18 +10,6 @@
 namespace attune {
 
 namespace {
-
-// Keeps the header comment a valid C comment whatever the text holds.
-std::string commented(const std::string& text) {
-  std::string out;
-  std::istringstream is(text);
-  std::string l;
-  while (std::getline(is, l)) {
-    for (std::size_t p; (p = l.find("*/")) != std::string::npos;) l.replace(p, 2, "* /");
-    out += " * " + l + "\n";
-  }
-  return out;
-}
 
 std::string prelude(int lanes) {
   const std::string bytes = std::to_string(lanes * 4);
@@ -60,14 +49,17 @@ CpuCodegenOptions cpu_codegen_options(const Target& target) {
 }
 
 Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
+  check_c_names(nest.op);
   cgen::CEmitter emitter(nest, options);
   const std::string body = emitter.function_body();
 
+  // Everything in the header comment goes through c_comment_lines (attune/c_safe.hpp): the
+  // label, the trace and the spec are outside text.
   std::ostringstream os;
-  os << "/* attune kernel: " << (nest.op.name.empty() ? "op" : nest.op.name) << "\n *\n";
-  os << commented(print_spec(nest.op));
-  if (!options.trace_json.empty()) os << " *\n * trace: " << options.trace_json << "\n";
-  os << " *\n * loop nest:\n" << commented(nest.str()) << " */\n";
+  os << "/* attune kernel: " << comment_safe(nest.op.name.empty() ? "op" : nest.op.name) << "\n *\n";
+  os << c_comment_lines(print_spec(nest.op));
+  if (!options.trace_json.empty()) os << " *\n" << c_comment_lines("trace: " + options.trace_json);
+  os << " *\n * loop nest:\n" << c_comment_lines(nest.str()) << " */\n";
   os << prelude(emitter.lanes());
   os << "void attune_kernel(void* const* buffers) {\n" << body << "}\n";
 

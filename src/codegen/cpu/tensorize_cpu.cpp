@@ -8,6 +8,7 @@
 
 #include <sstream>
 
+#include "attune/c_safe.hpp"
 #include "attune/error.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
@@ -222,25 +223,16 @@ class Emitter : private tgen::CodeWriter {
   int R_ = 1, C_ = 1;  // the schedule's register block: rows x column tiles
 };
 
-std::string commented(const std::string& text) {
-  std::string out;
-  std::istringstream is(text);
-  for (std::string l; std::getline(is, l);) {
-    for (std::size_t p; (p = l.find("*/")) != std::string::npos;) l.replace(p, 2, "* /");
-    out += " * " + l + "\n";
-  }
-  return out;
-}
-
 }  // namespace
 
 Artifact lower_cpu_tensorized(const TensorizePlan& plan, const std::vector<std::string>& flags) {
+  check_c_names(plan.op);
   Emitter e(plan);
   const std::string body = e.kernel();
   std::ostringstream os;
-  os << "/* attune tensorized kernel: " << (plan.op.name.empty() ? "op" : plan.op.name) << "\n *\n"
-     << commented(print_spec(plan.op)) << " *\n"
-     << commented(plan.str()) << " *\n * step: " << plan.to_json().dump() << "\n */\n";
+  os << "/* attune tensorized kernel: " << comment_safe(plan.op.name.empty() ? "op" : plan.op.name) << "\n *\n"
+     << c_comment_lines(print_spec(plan.op)) << " *\n" << c_comment_lines(plan.str()) << " *\n"
+     << c_comment_lines("step: " + plan.to_json().dump()) << " */\n";
   os << "#include <immintrin.h>\n#include <stdint.h>\n#include <string.h>\n\n" << body;
   Artifact a;
   a.language = "c";

@@ -6,7 +6,9 @@
 #include <cctype>
 #include <sstream>
 
+#include "attune/c_safe.hpp"
 #include "attune/error.hpp"
+#include "attune/names.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
@@ -73,7 +75,7 @@ class Emitter : private tgen::CodeWriter {
     os << prelude();
     line("// " + id_ + ": block " + std::to_string(g_.bm()) + "x" + std::to_string(g_.bn()) + "x" +
          std::to_string(g_.bk()) + ", " + std::to_string(g_.wm) + "x" + std::to_string(g_.wn) + " warps of " +
-         std::to_string(g_.fm) + "x" + std::to_string(g_.fn) + " " + p_.intrinsic.name + " tiles");
+         std::to_string(g_.fm) + "x" + std::to_string(g_.fn) + " " + comment_safe(p_.intrinsic.name) + " tiles");
     kernel();
     launcher();
     os << out_.str();
@@ -288,30 +290,28 @@ class Emitter : private tgen::CodeWriter {
   std::string it_ = "int";
 };
 
-std::string commented(const std::string& text) {
-  std::string out;
-  std::istringstream is(text);
-  for (std::string l; std::getline(is, l);) out += "// " + l + "\n";
-  return out;
-}
-
 }  // namespace
 
 std::string cuda_kernel_name(const TensorizePlan& p) {
+  // Only a label the spec parser would accept names the kernel (one from a database may hold
+  // anything); its characters then map onto identifier characters.
+  const bool labelled = !p.op.name.empty() && !label_problem(p.op.name);
   std::string s = "attune_";
-  for (char c : (p.op.name.empty() ? std::string("op") : p.op.name) + "_" + p.intrinsic.name)
+  for (char c : (labelled ? p.op.name : std::string("op")) + "_" + p.intrinsic.name)
     s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return s + "_m" + std::to_string(p.mapping_number);
 }
 
 Artifact lower_cuda(const TensorizePlan& plan, const CudaCodegenOptions& options) {
+  check_c_names(plan.op);
   const std::string id = options.name.empty() ? cuda_kernel_name(plan) : options.name;
+  if (!is_c_identifier(id)) throw Error("CUDA kernel name '" + comment_safe(id) + "' is not a C identifier");
   Emitter e(plan, options, id);
   const std::string body = e.source();
   std::ostringstream os;
   os << "// attune CUDA kernel " << id << "\n//\n"
-     << commented(print_spec(plan.op)) << "//\n"
-     << commented(plan.str()) << "//\n// step: " << plan.to_json().dump() << "\n";
+     << c_comment_lines(print_spec(plan.op), "// ") << "//\n"
+     << c_comment_lines(plan.str(), "// ") << "//\n" << c_comment_lines("step: " + plan.to_json().dump(), "// ");
   os << body;
   Artifact a;
   a.language = "cuda";

@@ -3,7 +3,10 @@
 // library. Only the CUDA toolkit is needed to build it (cuDNN optionally).
 #include <sstream>
 
+#include "attune/c_safe.hpp"
 #include "attune/codegen_cuda.hpp"
+#include "attune/error.hpp"
+#include "attune/names.hpp"
 #include "attune/gpu_bundle.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/cuda/vendor_match.hpp"
@@ -105,7 +108,7 @@ class Harness {
 
   // The op's definition for one output element: a loop over the reduction variables.
   void reference() {
-    os_ << "// " << op_.output.str() << " for one point of the spatial variables (from the spec).\n";
+    os_ << "// " << comment_safe(op_.output.str()) << " for one point of the spatial variables (from the spec).\n";
     os_ << "static double reference_at(" << input_params();
     for (const auto& v : op_.spatial_vars()) os_ << ", long long " << cvar(v);
     os_ << ") {\n  double s_ = 0;\n";
@@ -169,8 +172,9 @@ class Harness {
     os_ << "  const double ms = time_ms([&] { " << id_ << "_launch(bufs, 0); });\n";
     os_ << "  const char* vendor = \"-\";\n  double vendor_ms = 0;\n";
     vendor();
-    os_ << "  std::printf(\"RESULT|%s|%s|%d|%.4f|%.2f|%s|%.4f|%.2f|%.3g|%s\\n\", \""
-        << (op_.name.empty() ? "op" : op_.name) << "\", \"" << p_.intrinsic.name << "\", " << p_.mapping_number
+    os_ << "  std::printf(\"RESULT|%s|%s|%d|%.4f|%.2f|%s|%.4f|%.2f|%.3g|%s\\n\", "
+        << c_string_literal(op_.name.empty() ? "op" : op_.name) << ", " << c_string_literal(p_.intrinsic.name) << ", "
+        << p_.mapping_number
         << ", ms, flops / (ms * 1e-3) / 1e12, vendor, vendor_ms, vendor_ms > 0 ? flops / (vendor_ms * 1e-3) / 1e12 : 0.0,"
         << " rel_err, ok ? \"OK\" : \"FAIL\");\n";
     os_ << "  return ok ? 0 : 1;\n}\n";
@@ -249,6 +253,12 @@ std::string vendor_routine(const Op& op) {
 }
 
 std::string cuda_harness(const TensorizePlan& plan, const std::string& id, const std::string& kernel_file) {
+  check_c_names(plan.op);
+  if (!is_c_identifier(id)) throw Error("CUDA kernel name '" + comment_safe(id) + "' is not a C identifier");
+  // An #include's file name takes no escapes: accept only names that need none.
+  const bool plain_file = !kernel_file.empty() && kernel_file.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") == std::string::npos;
+  if (!plain_file) throw Error("kernel file name '" + comment_safe(kernel_file) + "' cannot be #included");
   return Harness(plan, id).source(kernel_file);
 }
 

@@ -1,0 +1,81 @@
+// c_safe.cpp — comments, string literals and names in generated source (attune/c_safe.hpp).
+#include "attune/c_safe.hpp"
+
+#include <cstdio>
+
+#include "attune/error.hpp"
+#include "attune/names.hpp"
+
+namespace attune {
+
+namespace {
+
+std::string hex_byte(unsigned char u) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "<%02x>", u);
+  return buf;
+}
+
+}  // namespace
+
+std::string comment_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    const char prev = out.empty() ? ' ' : out.back();
+    if (c == '\t') {
+      out += ' ';
+    } else if (u < 0x20 || u >= 0x7f || c == '\\') {
+      out += hex_byte(u);
+    } else if ((c == '/' && prev == '*') || (c == '*' && prev == '/') || (c == '?' && prev == '?')) {
+      out += ' ';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string c_comment_lines(std::string_view text, std::string_view lead) {
+  std::string bare(lead);
+  while (!bare.empty() && bare.back() == ' ') bare.pop_back();
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    out += line.empty() ? bare : std::string(lead) + comment_safe(line);
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string c_string_literal(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || c == '?') {
+      out += '\\';
+      out += c;
+    } else if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", u);  // always three digits: never runs into the next
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
+
+void check_c_names(const Op& op) {
+  for (const auto& t : op.tensors)
+    if (auto why = tensor_name_problem(t.name))
+      throw Error("tensor name '" + comment_safe(t.name) + "' " + *why + "; it cannot appear in generated code");
+}
+
+}  // namespace attune

@@ -1,0 +1,173 @@
+// c_safe_test.cpp — outside text cannot inject code into what attune generates
+// (attune/c_safe.hpp): hostile labels, tensor names and traces, through every emitter. The
+// generated source is read the way a C compiler reads it (trigraphs, then line splices, then
+// comments and literals), and no attacker token may be left outside a comment.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "attune/c_safe.hpp"
+#include "attune/codegen_cpu.hpp"
+#include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/codegen_cuda.hpp"
+#include "attune/error.hpp"
+#include "attune/gpu_bundle.hpp"
+#include "attune/tensorize.hpp"
+#include "attune/transform.hpp"
+#include "c_source_reader.hpp"
+#include "tool_util.hpp"
+
+namespace attune {
+namespace {
+
+const std::vector<std::string>& hostile_labels() {
+  static const std::vector<std::string> labels = {
+      "*/ int x; evil(); /*",
+      "a\nevil();\n/*",
+      "x \\\nevil();",         // a line splice
+      "x ?\?/\nevil();",        // the same with a trigraph
+      "*?\?/\n/ evil(); /*",   // a star, then a spliced slash
+      std::string("nul\0*/ evil(); /*", 17),
+      "\xce\xbb */ evil(); // \x7f",
+      "\"); evil(); (\"",
+  };
+  return labels;
+}
+
+void expect_no_injection(const std::string& src, const std::string& label) {
+  const std::string code = testing::code_outside_comments(src);
+  EXPECT_EQ(code.find("evil"), std::string::npos) << "label " << ::testing::PrintToString(label) << "\n" << src;
+  EXPECT_EQ(code.find("int x;"), std::string::npos) << src;
+}
+
+Op gemm() { return op_from_cli("gemm:M=8,N=8,K=8"); }
+
+TEST(CSafe, CommentTextCannotEndOrEscapeTheComment) {
+  for (const auto& label : hostile_labels()) {
+    const std::string s = comment_safe(label);
+    for (const char* bad : {"*/", "/*", "??", "\\", "\n", "\r"}) EXPECT_EQ(s.find(bad), std::string::npos) << s;
+    for (unsigned char c : s) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << s;
+  }
+  EXPECT_EQ(comment_safe("a */ b /* c ?\?/ d\\e\tf\x01"), "a * / b / * c ? ?/ d<5c>e f<01>");
+  EXPECT_EQ(c_comment_lines("one\n\n*/two"), " * one\n *\n * * /two\n");
+  EXPECT_EQ(c_comment_lines("x\\", "// "), "// x<5c>\n");
+}
+
+TEST(CSafe, HostileLabelsAndTracesStayInsideComments) {
+  for (const auto& label : hostile_labels()) {
+    Op op = gemm();
+    op.name = label;  // as from a database row, which the spec parser never saw
+    CpuCodegenOptions o;
+    o.trace_json = label;
+    expect_no_injection(lower_cpu(initial_nest(op), o).source, label);
+  }
+}
+
+TEST(CSafe, RecordedTraceIsReserialisedNotPasted) {
+  const Target cpu = load_target("x86-avx2");
+  const std::string trace =
+      R"({"schema_version": 1, "x": "*/ evil(); /*", "steps": [{"kind": "parallel", "loop": "m", "y": "*/ evil(); /*"}]})";
+  const std::string src = lower_cpu_recorded(gemm(), cpu, trace, CpuCodegenOptions{}).source;
+  EXPECT_EQ(src.find("evil"), std::string::npos) << src;
+  EXPECT_NE(src.find(R"( * trace: {"schema_version":1,"steps":[{"kind":"parallel","loop":"m"}]})"), std::string::npos) << src;
+  // A tensorize step keeps its own keys only.
+  const Intrinsic& intr = cpu.intrinsics.at(0);
+  nlohmann::json step = plan_tensorize(gemm(), intr).to_json();
+  step["evil"] = "*/ evil(); /*";
+  const std::string tensorized = lower_cpu_recorded(gemm(), cpu, nlohmann::json{{"schema_version", 1}, {"steps", {step}}}.dump(),
+                                                    CpuCodegenOptions{}).source;
+  EXPECT_EQ(tensorized.find("evil"), std::string::npos) << tensorized;
+}
+
+TEST(CSafe, TensorizedAndCudaEmittersToo) {
+  const Target cpu = load_target("x86-avx2");
+  const Target gpu = load_target("nvidia-h200");
+  for (const auto& label : hostile_labels()) {
+    Op op = gemm();
+    op.name = label;
+    expect_no_injection(lower_cpu_tensorized(plan_tensorize(op, cpu.intrinsics.at(0)), {}).source, label);
+    Op half = op_from_cli("gemm:M=32,N=32,K=32,dtype=f16");
+    half.name = label;
+    const TensorizePlan plan = plan_tensorize(half, gpu.intrinsics.at(0));
+    expect_no_injection(lower_cuda(plan, CudaCodegenOptions{}).source, label);
+    const std::string harness = cuda_harness(plan, "k0", "k0.cu");
+    expect_no_injection(harness, label);
+    EXPECT_NE(harness.find(c_string_literal(label)), std::string::npos);
+  }
+}
+
+// Renames tensor `from` of `op` to `to` everywhere, as a hand-built Op could.
+Op renamed(Op op, const std::string& from, const std::string& to) {
+  for (auto& t : op.tensors)
+    if (t.name == from) t.name = to;
+  for (auto* a : {&op.output, &op.inputs[0], &op.inputs[1]})
+    if (a->tensor == from) a->tensor = to;
+  return op;
+}
+
+TEST(CSafe, ReservedTensorNamesAreRefusedByEveryEmitter) {
+  for (const char* name : {"int", "for", "restrict", "buffers", "i_m", "vld", "to_d"}) {
+    SCOPED_TRACE(name);
+    const Op op = renamed(gemm(), "A", name);
+    EXPECT_THROW(lower_cpu(initial_nest(op), CpuCodegenOptions{}), Error);
+    EXPECT_THROW(lower_cpu_tensorized(plan_tensorize(op, load_target("x86-avx2").intrinsics.at(0)), {}), Error);
+  }
+  try {
+    lower_cpu(initial_nest(renamed(gemm(), "B", "int")), CpuCodegenOptions{});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "tensor name 'int' is a C or C++ keyword; it cannot appear in generated code");
+  }
+}
+
+TEST(CSafe, StringLiteralsHoldExactlyTheText) {
+  const std::string cc = test::find_tool("cc");
+  if (cc.empty()) GTEST_SKIP() << "no cc";
+  const auto dir = test::fresh_dir("c_string_literal");
+  std::string all;
+  for (const auto& s : hostile_labels()) all += s + "|";
+  all += std::string("\x01\xff?\?=?\?(7\"\\0", 12);
+  test::write_text(dir / "p.c", "#include <stdio.h>\nint main(void) { static const char s[] = " + c_string_literal(all) +
+                                    "; fwrite(s, 1, sizeof s - 1, stdout); return 0; }\n");
+  int rc = 0;
+  const std::string log = test::run_command(cc + " -std=c11 -trigraphs -Wall -Werror -o " + (dir / "p").string() + " " +
+                                                (dir / "p.c").string(), rc);
+  ASSERT_EQ(rc, 0) << log;
+  const std::string got = test::run_command((dir / "p").string(), rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(got, all);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CSafe, AHostileLabelCompilesToTheSameObjectAsABenignOne) {
+  const std::string cc = test::find_tool("cc");
+  if (cc.empty()) GTEST_SKIP() << "no cc";
+  const auto dir = test::fresh_dir("c_safe_object");
+  auto object_of = [&](const std::string& label, const std::string& sub) {
+    Op op = gemm();
+    op.name = label;
+    CpuCodegenOptions o;
+    o.trace_json = label;
+    const Artifact a = lower_cpu(initial_nest(op), o);
+    std::filesystem::create_directories(dir / sub);
+    test::write_text(dir / sub / "k.c", a.source);  // the same file name: it is in the object
+    int rc = 0;
+    const std::string log =
+        test::run_command("cd " + (dir / sub).string() + " && " + cc + " -c -O2 -std=gnu11 -fopenmp -trigraphs k.c -o k.o", rc);
+    EXPECT_EQ(rc, 0) << log << a.source;
+    std::ifstream in(dir / sub / "k.o", std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+  };
+  const std::string benign = object_of("benign", "benign");
+  ASSERT_FALSE(benign.empty());
+  int i = 0;
+  for (const auto& label : hostile_labels()) EXPECT_EQ(object_of(label, "h" + std::to_string(i++)), benign) << label;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace attune
