@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# gpu-check.sh [BUNDLE_DIR] — build and run the CUDA kernels attune generated (a bundle written by
-# `attune gpu-bundle DIR`; default gpu/bundle beside this script), check each against its
-# reference loop, time it against cuBLAS (GEMM) and cuDNN (conv2d, when its header is found),
-# and print one table. Needs only an NVIDIA GPU (sm_90 by default; ARCH=sm_80 to change) and the
-# CUDA toolkit: no attune build, no network. Exits non-zero when a kernel fails.
+# gpu-check.sh [BUNDLE_DIR] — build and run the CUDA kernels attune generates, check each against
+# its reference loop, time it against cuBLAS (GEMM) and cuDNN (conv2d, when its header is found),
+# and print one table. BUNDLE_DIR is a folder written by `attune gpu-bundle DIR` (possibly on
+# another machine: then this needs no attune build here); without it, the built attune
+# (build/attune beside this script, or $ATTUNE) writes the default bundle into a temporary folder.
+# Needs an NVIDIA GPU (sm_90 by default; ARCH=sm_80 to change) and the CUDA toolkit, no network.
+# Exits non-zero when a kernel fails.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-bundle=${1:-$here/../gpu/bundle}
 arch=${ARCH:-sm_90}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [ $# -ge 1 ]; then
+  bundle=$1
+else
+  attune=${ATTUNE:-$here/../build/attune}
+  [ -x "$attune" ] || { echo "gpu-check: no bundle given and attune is not built at '$attune' (run make build, set ATTUNE=PATH, or pass a folder written by: attune gpu-bundle DIR)" >&2; exit 2; }
+  bundle=$work/bundle
+  "$attune" gpu-bundle "$bundle" >/dev/null
+fi
 [ -d "$bundle" ] || { echo "gpu-check: no bundle folder '$bundle' (write one with: attune gpu-bundle DIR)" >&2; exit 2; }
 ls "$bundle"/*_check.cu >/dev/null 2>&1 || { echo "gpu-check: '$bundle' holds no *_check.cu harness" >&2; exit 2; }
 
@@ -21,8 +33,6 @@ for inc in ${CUDNN_HOME:+$CUDNN_HOME/include} /usr/include /usr/local/cuda/inclu
   if [ -f "$inc/cudnn.h" ]; then cudnn_flags="-DATTUNE_HAVE_CUDNN -I$inc -lcudnn"; break; fi
 done
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 echo "gpu-check: $(ls "$bundle"/*_check.cu | wc -l) kernels from $bundle; nvcc $("$nvcc" --version | tail -1);" \
      "cuDNN: $([ -n "$cudnn_flags" ] && echo yes || echo 'no (header not found)')"
 

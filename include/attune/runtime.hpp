@@ -189,7 +189,7 @@ std::vector<Measurement> measure_batch(const Op& op, const std::vector<BuildResu
 Measurement measure_with_reference(const Op& op, const std::string& so_path, const Buffer& reference,
                                    const MeasureOptions& options = {});
 
-// The attune-worker executable's main (tools/attune_worker.cpp only forwards to it):
+// The attune-worker executable's main (src/runtime/worker_main/main.cpp only forwards to it):
 // `attune-worker REQUEST.json` runs one candidate and prints a JSON result on stdout.
 int worker_main(int argc, char** argv);
 

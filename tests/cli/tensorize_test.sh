@@ -43,4 +43,11 @@ expect_error 'no valid mapping' \
 grep -q 'reference_at' "$tmp"/b/*_check.cu
 grep -q 'cublasGemmEx' "$tmp"/b/*_check.cu
 grep -q 'wmma_16x16x16_f16f32' "$tmp/b/kernels.txt"
+# The default bundle, which scripts/gpu-check.sh generates when given none: every kernel with
+# its harness, one manifest line each.
+"$attune" gpu-bundle "$tmp/d" >/dev/null
+n=$(ls "$tmp"/d/*_check.cu | wc -l)
+[ "$n" -ge 8 ] || { echo "default bundle has only $n harnesses"; exit 1; }
+[ "$(ls "$tmp"/d/*.cu | wc -l)" = $((2 * n)) ]
+[ "$(grep -vc '^#' "$tmp/d/kernels.txt")" = "$n" ]
 echo "ok"

@@ -3,6 +3,8 @@
 // match nothing.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "attune/op.hpp"
 #include "libgen/family_match.hpp"
 
@@ -26,6 +28,18 @@ std::map<std::string, std::string> parse_params(const std::string& text) {
 struct Case {
   std::string family, params;
 };
+
+// The test's name: family and parameters, as gtest allows (letters, digits, '_'), e.g.
+// gemm_M32_N48_K40.
+std::string case_name(const Case& c) {
+  std::string name = c.family + "_";
+  for (char ch : c.params)
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')
+      name += ch;
+    else if (ch == ',')
+      name += '_';
+  return name;
+}
 
 class MatchEveryTemplate : public ::testing::TestWithParam<Case> {};
 
@@ -57,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"conv3d", "N=1,D=5,H=6,W=6,C=3,K=4,T=2,R=2,S=2,stride=2,layout=NCDHW"},
         Case{"conv2d_transpose", "N=1,H=5,W=5,C=4,K=3,R=3,S=3,stride=2,pad=1,layout=NHWC"},
         Case{"conv2d_transpose", "N=1,H=4,W=6,C=2,K=3,R=4,S=2,stride=3,layout=NCHW,epilogue=bias_relu"},
-        Case{"conv2d_capsule", "N=1,H=6,W=6,C=2,K=3,R=3,S=3,stride=1,pad=1,capsule=2"}));
+        Case{"conv2d_capsule", "N=1,H=6,W=6,C=2,K=3,R=3,S=3,stride=1,pad=1,capsule=2"}),
+    [](const auto& info) { return case_name(info.param); });
 
 TEST(MatchFamily, RawSpecMatchesNothing) {
   // gemv's computation, but its tensors are named differently: not the template.

@@ -1,4 +1,6 @@
 // attune-worker — measures one candidate kernel for attune's runner (src/runtime/worker.cpp).
+// The executable's main only: it lives beside the runtime it forwards to, and attune_stage()
+// keeps *_main/ folders out of the stage library (CMakeLists.txt).
 // Not meant to be run by hand: `attune-worker REQUEST.json` prints a JSON result on stdout.
 #include <unistd.h>
 
