@@ -14,6 +14,7 @@
 #include "attune/codegen_vta.hpp"
 #include "attune/runtime.hpp"
 #include "attune/tuner.hpp"
+#include "quick_tune.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {
@@ -87,13 +88,8 @@ TEST(Migration, RlTracesReplayAndTheBestRebuilds) {
 TEST(Migration, TuningResumesWithoutMeasuringARecordedTrace) {
   Copy copy;
   const Op op = op_from_cli("gemm:M=24,N=32,K=20");
-  TuneOptions o;
-  o.db_path = copy.path;
+  TuneOptions o = test::quick_tune(copy.path, 11);
   o.target = "x86-avx2";
-  o.strategy = "random";
-  o.threads = 1;
-  o.trials = 11;
-  o.batch = 3;
   o.confirm_top = 0;
   const auto res = tune(op, o);
   EXPECT_EQ(res.trials_before, 8);

@@ -7,6 +7,7 @@
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
+#include "quick_tune.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {
@@ -85,12 +86,7 @@ TEST(RebuildRecorded, AcceptsRecordsWrittenBeforeHashesWereKept) {
 TEST(RebuildRecorded, TunedBestIsTheMeasuredKernel) {
   test::TempDir tmp;
   const Op op = op_from_cli("gemm:M=24,N=32,K=20");
-  TuneOptions o;
-  o.db_path = (tmp.path / "t.db").string();
-  o.trials = 6;
-  o.strategy = "random";
-  o.threads = 1;
-  o.batch = 3;
+  TuneOptions o = test::quick_tune((tmp.path / "t.db").string(), 6);
   o.confirm_top = 1;
   o.confirm_runs = 1;
   const auto res = tune(op, o);
