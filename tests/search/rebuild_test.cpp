@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "attune/codegen_cpu.hpp"
+#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
 #include "quick_tune.hpp"
@@ -17,7 +18,8 @@ const char* kTrace =
     R"({"schema_version":1,"steps":[{"kind":"split","loop":"n","factors":[2,16]},)"
     R"({"kind":"reorder","loops":["m","n.0","k","n.1"]},{"kind":"vectorize","loop":"n.1"}]})";
 
-// A record as tune() writes it: the trace lowered with `target`'s options, and what was built.
+// A record as the engine writes it: the trace text lowered with `target`'s options (as
+// cpu_backend.cpp does), and what was built.
 Record measured_on(const Op& op, const Target& target) {
   CpuCodegenOptions co = cpu_codegen_options(target);
   co.trace_json = kTrace;
@@ -25,7 +27,7 @@ Record measured_on(const Op& op, const Target& target) {
   r.id = 7;
   r.trace = kTrace;
   r.features = {{"space", "test"}};
-  note_measured_artifact(r, lower_cpu(replay(op, trace_from_string(kTrace)), co));
+  note_measured_artifact(r, lower_cpu_recorded(op, target, kTrace, co));
   return r;
 }
 
