@@ -68,7 +68,34 @@ struct Stmt {
   // so that a write-back made from them can apply the epilogue; epilogue statements read it.
   std::optional<Access> bias;
   std::vector<Guard> guards;
+  // Lowering (attune/lowering.hpp) only: in a vectorized loop emitted as vector code, the
+  // destination is strided, so the source is read as a vector and stored lane by lane.
+  bool scatter = false;
   bool operator==(const Stmt&) const = default;
+};
+
+// A loop stepped over one residue class of a strided read (the taps of a transposed
+// convolution): the loop variable v starts where `residue` = 0 (mod divisor) and steps by the
+// divisor, so that test holds in its whole body. `rest` is the residue without v's term, whose
+// coefficient is `coeff` (1 or divisor - 1). Set by the step_phases pass.
+struct PhaseStep {
+  AffineExpr residue;
+  std::int64_t divisor = 1;
+  AffineExpr rest;
+  std::int64_t coeff = 1;
+  bool operator==(const PhaseStep&) const = default;
+};
+
+// What codegen's lowering passes decided for a loop (attune/lowering.hpp). Schedule
+// transformations never set it: a nest replayed from a trace always holds the defaults.
+struct LoopLowering {
+  std::int64_t begin = 0;          // split_tails: this copy runs [begin, end)
+  std::int64_t end = -1;           // -1: to the extent
+  bool split_part = false;         // one of the two copies of a tail-split loop
+  std::string note;                // printed in a comment before the loop, after its name
+  std::optional<PhaseStep> phase;  // step_phases
+  bool vector_code = false;        // mark_vector_loops: a vectorized loop emitted as vector statements
+  bool operator==(const LoopLowering&) const = default;
 };
 
 struct Node {
@@ -81,6 +108,7 @@ struct Node {
   LoopKind kind = LoopKind::serial;
   std::vector<Binding> bindings;  // variables this loop defines besides `var` (after fuse)
   std::vector<Node> body;
+  LoopLowering lowering;
 
   // stmt
   Stmt stmt;
@@ -99,6 +127,7 @@ struct BufferDecl {
   std::vector<std::int64_t> shape;
   BufferKind kind = BufferKind::input;
   std::string alloc_at;  // local buffers: allocated at the top of this loop's body ("" = function scope)
+  bool in_registers = false;  // lowering (promote_registers): a local buffer kept in vector registers
   std::int64_t numel() const;
   bool operator==(const BufferDecl&) const = default;
 };

@@ -2,8 +2,9 @@
 //
 // It is a ranking device, not a predictor of absolute times, and it models only what the CPU
 // backend's output is known to depend on (codegen_cpu.hpp, shared/CPU-CODEGEN.md):
-//   - lanes: a vectorized innermost loop whose accesses are all contiguous or invariant in it
-//     becomes vector code (8 lanes); otherwise `omp simd` (counted as 2 lanes). A serial
+//   - lanes: a vectorized innermost loop that the code generator's lowering makes vector code
+//     (mark_vector_loops, attune/lowering.hpp) runs at the target's lanes; otherwise `omp simd`
+//     (counted as 2 lanes). A serial
 //     innermost loop that carries no dependence and is contiguous is auto-vectorized by gcc -O3
 //     (counted as half the lanes).
 //   - latency: an update whose innermost serial loop does not index its destination is a chain
@@ -15,8 +16,7 @@
 //     strided ones a cycle per lane, and a load that an unrolled loop does not vary is shared
 //     by its copies (register reuse); a stride of a cache line or more into a
 //     tensor larger than the L2 costs four times that. A destination kept in memory adds a load
-//     and a store; one promoted to registers (a small local buffer indexed only by unrolled or
-//     vectorized loops) adds nothing.
+//     and a store; one the lowering keeps in registers (promote_registers) adds nothing.
 //   - loop overhead: one cycle per iteration of the innermost loop that is not expanded, and
 //     ten cycles per bound variable per trip of a fused loop (its division or modulo).
 //   - parallel: a parallel loop divides its statements' time over min(threads, extent)
@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attune/lowering.hpp"
 #include "attune/rl.hpp"
 #include "schedule/analysis.hpp"
 
@@ -77,28 +78,33 @@ Pattern pattern(const LoopNest& nest, const Access& a, const Node& l, double* st
 
 bool expanded(const Node& l) { return l.kind == LoopKind::unrolled || l.kind == LoopKind::vectorized; }
 
-// A local buffer the code generator keeps in registers (see c_vector.cpp's promotion rule).
-bool promoted(const LoopNest& nest, const Access& a, const std::vector<const Node*>& loops, VectorRegisters v) {
-  const auto* b = nest.buffer(a.tensor);
-  if (!b || b->kind != BufferKind::local || b->dtype != DType::f32) return false;
-  if (b->numel() > v.accumulators() * v.lanes) return false;  // the codegen's budget
-  for (const Node* l : loops)
-    if (indexes(a, *l) && !expanded(*l)) return false;
-  return true;
-}
+// What the code generator's lowering decides that this model depends on: which vectorized
+// loops are vector code and which local buffers live in registers. Read from the passes
+// themselves, so the model never drifts from the printer.
+struct Lowered {
+  LoopNest nest;
+  bool promoted(const Access& a) const {
+    const auto* b = nest.buffer(a.tensor);
+    return b && b->in_registers;
+  }
+  bool vector_code(const Node& loop) const {
+    const Node* l = nest.find_loop(loop.var);
+    return l && l->lowering.vector_code;
+  }
+};
 
 double tensor_bytes(const LoopNest& nest, const std::string& name) {
   const auto* b = nest.buffer(name);
   return b ? static_cast<double>(b->numel()) * static_cast<double>(dtype_size(b->dtype)) : 0;
 }
 
-double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const Node*>& loops,
+double stmt_seconds(const LoopNest& nest, const Lowered& lowered, const Stmt& s, const std::vector<const Node*>& loops,
                     const CostParams& p) {
   double iters = 1;
   for (const Node* l : loops) iters *= static_cast<double>(l->extent);
   if (loops.empty()) return iters / (p.ghz * 1e9);
   const Node& inner = *loops.back();
-  const bool dst_promoted = promoted(nest, s.dst, loops, p.vectors);
+  const bool dst_promoted = lowered.promoted(s.dst);
 
   // The innermost loop that is not expanded: each of its iterations is one trip of the body.
   const Node* serial = nullptr;
@@ -119,7 +125,7 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
   const bool chain = s.kind == StmtKind::update && serial && !indexes(s.dst, *serial);
   double lanes = 1;
   if (inner.kind == LoopKind::vectorized)
-    lanes = contiguous_all ? std::min<double>(p.vectors.lanes, static_cast<double>(inner.extent)) : 2;
+    lanes = lowered.vector_code(inner) ? std::min<double>(p.vectors.lanes, static_cast<double>(inner.extent)) : 2;
   else if (inner.kind == LoopKind::serial && contiguous_all && !chain)
     lanes = std::max(1.0, std::min<double>(p.vectors.lanes, static_cast<double>(inner.extent)) / 2);
   const double vec_ops = iters / lanes;
@@ -142,7 +148,7 @@ double stmt_seconds(const LoopNest& nest, const Stmt& s, const std::vector<const
   }
   // Memory.
   for (const Access* a : reads(s)) {
-    if (promoted(nest, *a, loops, p.vectors)) continue;
+    if (lowered.promoted(*a)) continue;
     double st = 0;
     const Pattern pt = pattern(nest, *a, inner, &st);
     const auto* b = nest.buffer(a->tensor);
@@ -205,9 +211,11 @@ std::int64_t emitted_statements(const LoopNest& nest, int lanes) {
 }
 
 double model_seconds(const LoopNest& nest, const CostParams& p) {
+  const int lanes = p.vectors.lanes;
+  const Lowered lowered{promote_registers(mark_vector_loops(nest, lanes), lanes, p.vectors.count)};
   double total = 0;
   sched::for_each_stmt(nest.body, [&](const Stmt& s, const std::vector<const Node*>& loops) {
-    total += stmt_seconds(nest, s, loops, p);
+    total += stmt_seconds(nest, lowered, s, loops, p);
   });
   return std::max(total, 1e-9);
 }

@@ -1,21 +1,17 @@
-// Loops, allocations and scalar statements of the C backend.
+// Loops, allocations and scalar statements of the C printer.
 #include "codegen/cpu/c_emitter.hpp"
 
 #include <algorithm>
 
 #include "attune/c_safe.hpp"
 #include "attune/error.hpp"
+#include "attune/lowering.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune::cgen {
 
 CEmitter::CEmitter(const LoopNest& nest, const CpuCodegenOptions& opts)
-    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32) {
-  for (const auto* l : sched::all_loops(nest.body)) {
-    extents_[l->var] = l->extent;
-    for (const auto& b : l->bindings) extents_[b.var] = b.extent;
-  }
-}
+    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32), env_(nest) {}
 
 std::string CEmitter::var(const std::string& v) const {
   std::string s = "i_";
@@ -36,7 +32,7 @@ std::string CEmitter::expr(const AffineExpr& e) const {
   std::int64_t c = e.constant;
   std::string s;
   for (const auto& [v, k] : e.terms) {
-    if (auto it = consts.find(v); it != consts.end()) {
+    if (auto it = env_.consts.find(v); it != env_.consts.end()) {
       c += k * it->second;
       continue;
     }
@@ -181,8 +177,6 @@ void CEmitter::emit_nodes(const std::vector<Node>& nodes) {
 void CEmitter::emit_loop(const Node& l) {
   const std::string v = var(l.var);
   auto body = [&] {
-    enclosing_.push_back(l.var);
-    for (const auto& b : l.bindings) enclosing_.push_back(b.var);
     for (const auto& b : l.bindings) {
       std::string e = expr(b.base);
       if (b.div != 1) e = "(" + e + " / " + std::to_string(b.div) + ")";
@@ -191,55 +185,57 @@ void CEmitter::emit_loop(const Node& l) {
     }
     emit_allocs(l.var);
     emit_nodes(l.body);
-    enclosing_.resize(enclosing_.size() - 1 - l.bindings.size());
   };
 
-  if (l.kind == LoopKind::unrolled) {
-    for (std::int64_t i = 0; i < l.extent; ++i) {
-      consts[l.var] = i;
+  if (l.kind == LoopKind::unrolled) {  // split_tails may have made it one copy of [begin, end)
+    for (std::int64_t i = l.lowering.begin; i < (l.lowering.end < 0 ? l.extent : l.lowering.end); ++i) {
+      env_.consts[l.var] = i;
       line("{  /* " + comment_safe(l.var) + " = " + std::to_string(i) + " */");
       ++indent;
       body();
       --indent;
       line("}");
     }
-    consts.erase(l.var);
+    env_.consts.erase(l.var);
     return;
   }
-  if (l.kind == LoopKind::vectorized && emit_vector_loop(l)) return;
-  if (auto step = phase_step(l)) {
-    line("for (long " + v + " = " + step->start + "; " + v + " < " + std::to_string(l.extent) + "; " + v +
-         " += " + std::to_string(step->test.divisor) + ") {  /* one residue class of a strided read */");
+  if (l.kind == LoopKind::vectorized && l.lowering.vector_code) {
+    emit_vector_loop(l);
+    return;
+  }
+  if (const auto& p = l.lowering.phase) {
+    // rest's terms and constant are non-negative, so C's % is the mathematical one here.
+    // coeff 1: v + rest = 0 (mod d); coeff d - 1: v = rest (mod d).
+    const std::string d = std::to_string(p->divisor);
+    const std::string r = "(" + expr(p->rest) + " % " + d + ")";
+    const std::string start = p->coeff == 1 && p->divisor != 2 ? "((" + d + " - " + r + ") % " + d + ")" : r;
+    line("for (long " + v + " = " + start + "; " + v + " < " + std::to_string(l.extent) + "; " + v + " += " + d +
+         ") {  /* one residue class of a strided read */");
     ++indent;
-    proven_.push_back(step->test);
+    proven_.push_back(*p);
     body();
     proven_.pop_back();
     --indent;
     line("}");
     return;
   }
-  auto plain = [&](std::int64_t from, std::int64_t to, bool parallel) {
-    if (parallel) line("#pragma omp parallel for schedule(static)");
-    if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
-    line("for (long " + v + " = " + std::to_string(from) + "; " + v + " < " + std::to_string(to) + "; ++" + v + ") {");
-    ++indent;
-    body();
-    --indent;
-    line("}");
-  };
-  if (auto full = tail_split(l)) {
-    ++split_depth_;
-    split_ranges_[l.var] = {0, *full - 1};
-    line("/* " + comment_safe(l.var) + " < " + std::to_string(*full) + ": whole tiles, no bounds checks */");
-    plain(0, *full, l.kind == LoopKind::parallel);
-    split_ranges_[l.var] = {*full, l.extent - 1};
-    line("/* " + comment_safe(l.var) + " >= " + std::to_string(*full) + ": the tail */");
-    plain(*full, l.extent, l.kind == LoopKind::parallel && l.extent - *full > 1);
-    split_ranges_.erase(l.var);
-    --split_depth_;
-    return;
-  }
-  plain(0, l.extent, l.kind == LoopKind::parallel);
+  const std::int64_t begin = l.lowering.begin, end = l.lowering.end < 0 ? l.extent : l.lowering.end;
+  if (!l.lowering.note.empty()) line("/* " + comment_safe(l.var) + l.lowering.note + " */");
+  if (l.lowering.split_part) env_.parts[l.var] = {begin, end - 1};
+  if (l.kind == LoopKind::parallel) line("#pragma omp parallel for schedule(static)");
+  if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
+  line("for (long " + v + " = " + std::to_string(begin) + "; " + v + " < " + std::to_string(end) + "; ++" + v + ") {");
+  ++indent;
+  body();
+  --indent;
+  line("}");
+  if (l.lowering.split_part) env_.parts.erase(l.var);
+}
+
+bool CEmitter::proven_divisible(const AffineExpr& e) const {
+  const AffineExpr r = numerator_residue(e);
+  return std::any_of(proven_.begin(), proven_.end(),
+                     [&](const PhaseStep& p) { return p.divisor == e.divisor && p.residue == r; });
 }
 
 void CEmitter::emit_stmt(const Stmt& s) {
@@ -293,7 +289,6 @@ std::string CEmitter::function_body() {
     line(std::string(out ? "" : "const ") + ctype(t.dtype) + "* restrict " + t.name + " = (" +
          (out ? "" : "const ") + ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
   }
-  decide_promotions();
   emit_workspaces();
   emit_allocs("");
   emit_nodes(nest_.body);

@@ -1,90 +1,21 @@
-// Vectorized loops and register promotion for the C backend.
-//
-// A vectorized loop `v` becomes extent/lanes vector statements (always expanded: vectorize
-// refuses extents above 64) when every statement below it is f32 and each access is either
-// invariant in `v` (broadcast) or contiguous in it (`v` only in the last dimension, coefficient
-// 1, no bounds check needed there). Otherwise the loop is emitted as `#pragma omp simd`.
-//
-// A write-back whose destination is not contiguous in `v` (a convolution vectorized over output
-// channels in NCHW, say) still counts when its source is: the source is read as one vector and
-// its lanes are stored one by one. The accumulators can then stay in registers; only the
-// write-back, once per tile, is scalar.
-//
-// A local f32 buffer of at most 16 vectors is promoted to vector variables when every access to
-// it sits in such a vectorized loop with all its other index variables unrolled: its indices
-// are then constants, and the accumulators of a register-blocked micro-kernel stay in
-// registers instead of going through memory.
+// Printing vector loops (mark_vector_loops decided which) and promoted buffers
+// (promote_registers decided which): each chunk of `lanes` iterations becomes one vector
+// statement per statement of the loop, or, for a scatter, a vector read stored lane by lane.
 #include <algorithm>
 
 #include "attune/c_safe.hpp"
 #include "attune/error.hpp"
 #include "codegen/cpu/c_emitter.hpp"
-#include "schedule/analysis.hpp"
+#include "codegen/cpu/vector_rules.hpp"
 
 namespace attune::cgen {
-
-namespace {
-
-bool uses_only_last(const Access& a, const std::string& v) {
-  for (std::size_t d = 0; d + 1 < a.index.size(); ++d)
-    if (a.index[d].uses(v)) return false;
-  return !a.index.empty() && a.index.back().coeff(v) == 1 && a.index.back().divisor == 1;
-}
-
-bool uses(const Access& a, const std::string& v) {
-  return std::any_of(a.index.begin(), a.index.end(), [&](const AffineExpr& e) { return e.uses(v); });
-}
-
-std::vector<const Access*> accesses(const Stmt& s) {
-  std::vector<const Access*> r{&s.dst};
-  for (const auto& a : s.srcs) r.push_back(&a);
-  // Update statements only carry the bias for a later write-back; they do not read it.
-  const bool reads_bias = s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue);
-  if (s.bias && reads_bias) r.push_back(&*s.bias);
-  return r;
-}
-
-}  // namespace
-
-bool CEmitter::access_vectorizable(const Access& a, const Stmt& s, const std::string& v) const {
-  const auto* b = nest().buffer(a.tensor);
-  if (b->dtype != DType::f32) return false;
-  if (!uses(a, v)) return &a != &s.dst;  // a store must vary with the loop
-  if (!uses_only_last(a, v)) return false;
-  if (b->kind == BufferKind::local) return true;
-  // The contiguous dimension must not need a bounds check.
-  const auto& e = a.index.back();
-  auto r = sched::range_of(nest(), e);
-  for (const auto& g : s.guards)
-    if (g.expr == e) r.hi = std::min(r.hi, g.bound - 1);
-  return r.lo >= 0 && r.hi < b->shape.back();
-}
-
-bool CEmitter::stmt_vectorizable(const Stmt& s, const std::string& v) const {
-  for (const auto& g : s.guards)
-    if (g.expr.uses(v)) return false;
-  for (const Access* a : accesses(s))
-    if (!access_vectorizable(*a, s, v)) return false;
-  return true;
-}
-
-bool CEmitter::stmt_scatterable(const Stmt& s, const std::string& v) const {
-  if (s.kind != StmtKind::writeback && s.kind != StmtKind::copy) return false;
-  const auto* d = nest().buffer(s.dst.tensor);
-  if (d->dtype != DType::f32 || !uses(s.dst, v)) return false;
-  return access_vectorizable(s.srcs.at(0), s, v);
-}
-
-bool CEmitter::stmt_vector_or_scatter(const Stmt& s, const std::string& v) const {
-  return stmt_vectorizable(s, v) || stmt_scatterable(s, v);
-}
 
 void CEmitter::emit_scattered_stmt(const Stmt& s, const std::string& v, std::int64_t base) {
   line("{");
   ++indent;
   line("const vf lanes_ = " + vector_read(s.srcs.at(0), s, v, base) + ";");
   for (int j = 0; j < lanes(); ++j) {
-    consts[v] = base + j;
+    env_.consts[v] = base + j;
     const std::string dst = s.dst.tensor + "[" + offset(s.dst) + "]";
     std::string val = "lanes_[" + std::to_string(j) + "]";
     if (s.kind == StmtKind::writeback) {
@@ -97,67 +28,9 @@ void CEmitter::emit_scattered_stmt(const Stmt& s, const std::string& v, std::int
     const std::string cond = guards(s);
     line((cond.empty() ? "" : "if (" + cond + ") ") + dst + " = " + val + ";");
   }
-  consts[v] = base;
+  env_.consts[v] = base;
   --indent;
   line("}");
-}
-
-void CEmitter::decide_promotions() {
-  std::set<std::string> bad;
-  std::set<std::string> seen;
-  struct Walk {
-    CEmitter& self;
-    std::set<std::string>& bad;
-    std::set<std::string>& seen;
-    std::vector<std::string> unrolled;
-    std::string vec;
-    bool vec_ok = false;
-    void nodes(const std::vector<Node>& ns) {
-      for (const auto& n : ns) {
-        if (!n.is_loop()) {
-          stmt(n.stmt);
-          continue;
-        }
-        const auto saved_vec = vec;
-        const bool saved_ok = vec_ok;
-        const auto saved_unrolled = unrolled.size();
-        if (n.kind == LoopKind::unrolled) unrolled.push_back(n.var);
-        if (n.kind == LoopKind::vectorized) {
-          // Mirrors emit_vector_loop: the whole loop is vector code or none of it is.
-          vec = n.var;
-          vec_ok = n.extent % self.lanes() == 0;
-          for (const auto& c : n.body)
-            if (c.is_loop() || !self.stmt_vector_or_scatter(c.stmt, vec)) vec_ok = false;
-        }
-        // Bound variables are never constants: a fused loop disqualifies what it indexes.
-        nodes(n.body);
-        vec = saved_vec;
-        vec_ok = saved_ok;
-        unrolled.resize(saved_unrolled);
-      }
-    }
-    void stmt(const Stmt& s) {
-      for (const Access* a : accesses(s)) {
-        const auto* b = self.nest().buffer(a->tensor);
-        if (b->kind != BufferKind::local) continue;
-        seen.insert(a->tensor);
-        bool ok = !vec.empty() && vec_ok && uses_only_last(*a, vec);
-        for (const auto& e : a->index)
-          for (const auto& [x, c] : e.terms)
-            if (x != vec && std::find(unrolled.begin(), unrolled.end(), x) == unrolled.end()) ok = false;
-        if (!ok) bad.insert(a->tensor);
-      }
-    }
-  } walk{*this, bad, seen, {}, {}, false};
-  walk.nodes(nest().body);
-  for (const auto& b : nest().buffers) {
-    if (b.kind != BufferKind::local || b.dtype != DType::f32 || !seen.count(b.name) || bad.count(b.name))
-      continue;
-    if (b.shape.empty() || b.shape.back() % lanes() != 0) continue;
-    // At most the register tile's budget of vectors (the rest of the file feeds the tile).
-    if (b.numel() / lanes() > VectorRegisters{lanes(), opts_.vector_registers}.accumulators()) continue;
-    promoted_.insert(b.name);
-  }
 }
 
 void CEmitter::declare_promoted(const BufferDecl& b) {
@@ -173,8 +46,8 @@ std::string CEmitter::promoted_reg(const Access& a, const std::string& v, std::i
   for (std::size_t d = a.index.size(); d-- > 0;) {
     auto val = a.index[d].eval([&](const std::string& x) -> std::int64_t {
       if (x == v) return base;
-      auto it = consts.find(x);
-      ATTUNE_CHECK(it != consts.end(), "promoted buffer indexed by non-constant " + x);
+      auto it = env_.consts.find(x);
+      ATTUNE_CHECK(it != env_.consts.end(), "promoted buffer indexed by non-constant " + x);
       return it->second;
     });
     ATTUNE_CHECK(val.has_value(), "promoted buffer index divides");
@@ -239,21 +112,18 @@ void CEmitter::emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_
     line("if (" + cond + ") " + text);
 }
 
-bool CEmitter::emit_vector_loop(const Node& l) {
-  if (l.extent % lanes() != 0) return false;
-  for (const auto& n : l.body)
-    if (n.is_loop() || !stmt_vector_or_scatter(n.stmt, l.var)) return false;
+void CEmitter::emit_vector_loop(const Node& l) {
+  ATTUNE_CHECK(l.lowering.vector_code && l.extent % lanes() == 0, "loop " + l.var + " is not vector code");
   for (std::int64_t base = 0; base < l.extent; base += lanes()) {
-    consts[l.var] = base;
+    env_.consts[l.var] = base;
     for (const auto& n : l.body) {
-      if (stmt_vectorizable(n.stmt, l.var))
-        emit_vector_stmt(n.stmt, l.var, base);
-      else
+      if (n.stmt.scatter)
         emit_scattered_stmt(n.stmt, l.var, base);
+      else
+        emit_vector_stmt(n.stmt, l.var, base);
     }
   }
-  consts.erase(l.var);
-  return true;
+  env_.consts.erase(l.var);
 }
 
 }  // namespace attune::cgen

@@ -5,6 +5,7 @@
 #include "attune/c_safe.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
+#include "attune/lowering.hpp"
 #include "codegen/cpu/c_emitter.hpp"
 
 namespace attune {
@@ -50,7 +51,9 @@ CpuCodegenOptions cpu_codegen_options(const Target& target) {
 
 Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   check_c_names(nest.op);
-  cgen::CEmitter emitter(nest, options);
+  // The passes decide, the printer prints; the header comment shows the nest as scheduled.
+  const LoopNest lowered = lower_cpu_nest(nest, options);
+  cgen::CEmitter emitter(lowered, options);
   const std::string body = emitter.function_body();
 
   // Everything in the header comment goes through c_comment_lines (attune/c_safe.hpp): the
