@@ -31,7 +31,6 @@
 #include <string>
 #include <vector>
 
-#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/error.hpp"
 #include "attune/evaluator.hpp"

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "attune/codegen_cpu.hpp"
+#include "attune/codegen.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"
 #include "attune/evaluator.hpp"
@@ -84,7 +84,7 @@ int main(int argc, char** argv) try {
   bench::blas_set_threads(threads);
 
   const Kernel tuned = load(rebuild_recorded(op, target, *best));  // the measured kernel itself
-  const Kernel naive = load(lower_cpu(initial_nest(op), cpu_codegen_options(target)));
+  const Kernel naive = load(lower(Schedule{}, op, target).artifact);  // the untransformed nest
 
   auto bufs = make_buffers(op, 7);
   auto want = bufs;

@@ -25,12 +25,4 @@ namespace attune {
 // flags for the intrinsic's ISA. Throws Error for an emit kind the CPU backend cannot emit.
 Artifact lower_cpu_tensorized(const TensorizePlan& plan, const std::vector<std::string>& flags = {});
 
-// The kernel a tuning record's trace text stands for, on a CPU target: a one-step trace
-// {"schema_version":1,"steps":[{"kind":"tensorize",...}]} (the mapping space's tensorized
-// candidates) lowers through lower_cpu_tensorized() with `options.flags`; anything else is a loop-nest trace, replayed and
-// lowered by lower_cpu(). What libgen, `attune best --emit` and the benches regenerate kernels
-// with. Throws Error when the trace no longer replays.
-Artifact lower_cpu_recorded(const Op& op, const Target& target, const std::string& trace_text,
-                            const CpuCodegenOptions& options);
-
 }  // namespace attune

@@ -38,6 +38,7 @@
 #include "attune/buffer.hpp"
 #include "attune/measure.hpp"
 #include "attune/op.hpp"
+#include "attune/schedule.hpp"
 #include "attune/vta_config.hpp"
 #include "attune/vta_program.hpp"
 #include "attune/vta_sim.hpp"
@@ -64,12 +65,14 @@ struct VtaProblem {
 // equal on both axes) and `gemm:...,dtype=int8`. Throws Error saying what does not fit.
 VtaProblem vta_problem_of(const Op& op);
 
+// The template's knobs as the compiler uses them. A schedule (schedule.hpp) holds them by name
+// (AcceleratorKnobs, target "vta", whose declared list is these seven names).
 struct VtaKnobs {
   std::int64_t tile_b = 1, tile_h = 1, tile_w = 1, tile_ci = 1, tile_co = 1;
   std::int64_t oc_nthread = 1, h_nthread = 1;
 
-  nlohmann::json to_json() const;                        // {"tile_b": 1, ...}
-  static VtaKnobs from_json(const nlohmann::json& j);    // throws Error naming the field
+  nlohmann::json to_json() const;  // {"tile_b": 1, ...}, for people (space statistics)
+  static VtaKnobs of(const AcceleratorKnobs& k);  // each read by its name; Error for another target
   bool operator==(const VtaKnobs&) const = default;
 };
 
@@ -78,8 +81,6 @@ struct VtaKnobs {
 // {1, 2}. GEMM has no tile_h / tile_w knobs.
 std::vector<std::pair<std::string, std::vector<std::int64_t>>> vta_knob_choices(const VtaProblem& p,
                                                                                 const VtaConfig& cfg);
-// Knobs from names -> values (names absent keep their default of 1).
-VtaKnobs vta_knobs_from(const std::map<std::string, std::int64_t>& values);
 
 // Where the program expects its data in DRAM (byte offsets; see the layouts above).
 struct VtaImage {

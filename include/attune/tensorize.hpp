@@ -22,18 +22,17 @@
 // This is a codegen-level tensorize: the plan is not a LoopNest transformation, so it does not
 // compose with split/reorder/pack traces. Its schedule is instead a few knobs of its own
 // (TensorizeSchedule: a register block of rows x column tiles, parallel or not), which the
-// search explores per mapping (src/search/mapping_space.cpp). It is recorded as its own JSON
-// step {"schema_version":1,"kind":"tensorize","intrinsic":...,"mapping":#,"loops":{...},
-// "schedule":{...}} and replays by re-enumerating the mappings and checking the loops still
-// match.
+// search explores per mapping (src/search/mapping_space.cpp). A schedule (schedule.hpp) records
+// it as a TensorizeStep that ends the schedule; it replays by re-enumerating the mappings and
+// checking the loops still match (tensorize_plan).
 // Tests: tests/schedule/tensorize_test.cpp, tests/codegen/, tests/e2e/tensorize_cpu_test.cpp.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "attune/mapping.hpp"
 #include "attune/op.hpp"
@@ -63,6 +62,20 @@ struct TensorizeSchedule {
   bool operator==(const TensorizeSchedule&) const = default;
 };
 
+// The tensorize step as a schedule records it: pure data, resolved against an op and a target
+// by tensorize_plan(). Its JSON is the schedule codec's (schedule.hpp).
+struct TensorizeStep {
+  std::string intrinsic;
+  int mapping = 0;  // as `attune map` numbers them; 0: the default (plan_tensorize)
+  // The op loops the mapping put on each intrinsic loop when it was recorded: a mapping
+  // enumeration that changed since is caught rather than replayed as another kernel. Absent:
+  // not checked.
+  std::optional<std::map<std::string, std::vector<std::string>>> loops;
+  // Absent in steps recorded before schedules existed: TensorizeSchedule{}.
+  std::optional<TensorizeSchedule> schedule;
+  bool operator==(const TensorizeStep&) const = default;
+};
+
 struct TensorizePlan {
   Op op;
   Intrinsic intrinsic;
@@ -77,7 +90,7 @@ struct TensorizePlan {
 
   std::int64_t outer_count() const;         // product of the outer spatial extents
   std::string str() const;                  // the reshaped nest, for comments and people
-  nlohmann::json to_json() const;           // the trace step (see the file comment)
+  TensorizeStep step() const;               // what a schedule records of it
 };
 
 // Whether `m` (a mapping of `op` onto `intr`) can be tensorized, with the reason when not:
@@ -94,8 +107,8 @@ TensorizePlan plan_tensorize(const Op& op, const Intrinsic& intr, int number = 0
 // report's order (mapping_number tells which); empty when there are none. Enumerates once.
 std::vector<TensorizePlan> plan_every_tensorize(const Op& op, const Intrinsic& intr);
 // Replays a recorded step: the same intrinsic (looked up in `target`) and mapping number, and
-// the loops must still be the ones recorded. Throws Error naming the field that differs.
-TensorizePlan tensorize_from_json(const Op& op, const Target& target, const nlohmann::json& step);
+// the loops must still be the ones recorded. Throws Error naming what differs.
+TensorizePlan tensorize_plan(const Op& op, const Target& target, const TensorizeStep& step);
 
 // The emit kinds a tensorizing backend implements.
 bool tensorize_supported_kind(const std::string& emit_kind);

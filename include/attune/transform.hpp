@@ -5,7 +5,7 @@
 // returns ok or a short reason. `apply()` returns a new nest and never mutates its input; it
 // throws attune::Error with the reason when the step is not applicable.
 //
-// Kinds and their fields (JSON uses the same names, see to_json):
+// Kinds and their fields (JSON uses the same names; the codec is schedule.hpp's):
 //   split       loop, factors[f0, f1, ...]   loop -> loop.0 (outer) ... loop.N-1 (inner);
 //                                            a product above the extent leaves a tail handled by
 //                                            a guard (`v < extent`) on every statement below
@@ -25,8 +25,6 @@
 //   cache_write tensor, at                   accumulates the output tile below `at` in a local
 //                                            buffer, written back at the end of `at`'s body
 #pragma once
-
-#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <string>
@@ -78,20 +76,12 @@ struct Applicability {
 Applicability applicable(const LoopNest& nest, const Transform& t);
 LoopNest apply(const LoopNest& nest, const Transform& t);  // throws Error when not applicable
 
-nlohmann::json to_json(const Transform& t);
-Transform transform_from_json(const nlohmann::json& j);  // throws Error naming the field
-
-// The list of transformations that produced a schedule: the unit of search, storage and replay.
+// The list of transformations that produced a loop nest: the loop-nest part of a Schedule
+// (schedule.hpp, which also reads and writes it), the RL agent's unit of search.
 struct Trace {
   std::vector<Transform> steps;
   bool operator==(const Trace&) const = default;
 };
-
-constexpr int kTraceSchemaVersion = 1;
-nlohmann::json to_json(const Trace& t);     // {"schema_version": 1, "steps": [...]}
-Trace trace_from_json(const nlohmann::json& j);
-std::string trace_to_string(const Trace& t);  // compact JSON text (stable: the database key)
-Trace trace_from_string(std::string_view text);
 
 // Replays every step on initial_nest(op). Throws Error naming the step that does not apply.
 LoopNest replay(const Op& op, const Trace& t);

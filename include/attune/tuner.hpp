@@ -1,7 +1,7 @@
 // attune/tuner.hpp — the schedule space, search strategies and the shared tuning loop.
 //
 // A Space describes the candidate schedules of one op as knobs (each a small list of choices);
-// a Config picks one choice per knob and expands to a Trace. Strategies propose Configs from
+// a Config picks one choice per knob and expands to a Schedule. Strategies propose Configs from
 // the history; tune() builds them in parallel, measures them one at a time in isolated
 // workers, and commits every attempt to the database as it finishes.
 #pragma once
@@ -18,6 +18,7 @@
 #include "attune/db.hpp"
 #include "attune/measure.hpp"
 #include "attune/op.hpp"
+#include "attune/schedule.hpp"
 #include "attune/target.hpp"
 #include "attune/transform.hpp"
 
@@ -40,11 +41,13 @@ class Space {
   // The trace a config stands for. Throws Error when the config cannot be expressed (rare:
   // most bad configs expand fine and are refused by a transformation's applicable()).
   virtual Trace trace(const Config& c) const = 0;
-  // The JSON text that identifies a config in the database (the resume key is its hash), and
-  // what the engine builds it from (lower_cpu_recorded): loop-nest spaces store their trace, the
-  // mapping space a one-step tensorize trace; a space whose schedules are not traces (VTA
-  // knobs) overrides it.
-  virtual std::string trace_json(const Config& c) const { return trace_to_string(trace(c)); }
+  // The schedule a config stands for (schedule.hpp), what the engine lowers (codegen.hpp):
+  // loop-nest spaces give their trace; the mapping space's tensorized arms a tensorize step;
+  // the VTA space its knobs by name.
+  virtual Schedule schedule(const Config& c) const { return Schedule{trace(c)}; }
+  // Its text (schedule_to_string), which identifies the config in the database: the resume key
+  // is its hash.
+  std::string trace_json(const Config& c) const { return schedule_to_string(schedule(c)); }
   // The tag records of this space carry ("space" in their features), and the tags it reads
   // back: its own, and those of older versions or other spaces it contains.
   virtual std::string version() const = 0;
@@ -94,8 +97,8 @@ class Space {
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors = {});
 
 // The VTA space (src/search/vta_space.cpp): AutoTVM's VTA template knobs tile_b, tile_h,
-// tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); trace_json() gives
-// {"schema_version":1,"target":"vta","knobs":{...}}, trace() throws.
+// tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); a config's schedule is
+// those knobs by name, trace() throws.
 std::unique_ptr<Space> make_vta_space(const Op& op, const VtaConfig& cfg);
 
 // The mapping space (AMOS's mappings x schedules; src/search/mapping_space.cpp): arm 0 is the
@@ -103,9 +106,8 @@ std::unique_ptr<Space> make_vta_space(const Op& op, const VtaConfig& cfg);
 // target's CPU intrinsics with the tensorize schedule knobs t_rows, t_cols, t_parallel
 // (tensorize.hpp). Mappings are ranked by how well their lanes stream (the column loops
 // contiguous in B' and C'), iterations on the intrinsic, then padding; the best
-// `max_mappings` become arms. A tensorized config's trace text is the one-step trace
-// {"schema_version":1,"steps":[{"kind":"tensorize",...}]}, which lower_cpu_recorded() reads
-// back. Throws Error when no arm is left (no nest and no valid mapping).
+// `max_mappings` become arms. A tensorized config's schedule is its tensorize step alone.
+// Throws Error when no arm is left (no nest and no valid mapping).
 struct MappingSpaceOptions {
   bool with_nest = true;
   int max_mappings = 8;
@@ -254,7 +256,7 @@ enum class RebuildCheck {
   source_and_flags,  // the same C and the same flags: the demo, the benches, `attune best`
   source_only,       // the same C; the caller compiles with flags of its own (libgen's CMake)
 };
-// The kernel of CPU record `r`, regenerated from its trace with cpu_codegen_options(target).
+// The kernel of CPU record `r`, lowered from its trace text (codegen.hpp's lower()).
 // Throws Error when the trace no longer replays, or when the record says what it measured and
 // the rebuilt artifact differs from it (so nobody is handed a kernel that was never timed).
 Artifact rebuild_recorded(const Op& op, const Target& target, const Record& r,

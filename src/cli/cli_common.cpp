@@ -30,11 +30,11 @@ std::string json_text_or_file(const std::string& arg, const std::string& what) {
   return ss.str();
 }
 
-Trace trace_from_arg(const std::string& arg) {
+Schedule schedule_from_arg(const std::string& arg) {
   const std::string text = json_text_or_file(arg, "--trace");
   nlohmann::json j = parse_json_limited(text, "--trace");
-  if (j.is_array()) j = {{"schema_version", kTraceSchemaVersion}, {"steps", j}};
-  return trace_from_json(j);
+  if (j.is_array()) j = {{"schema_version", kScheduleSchemaVersion}, {"steps", j}};
+  return schedule_from_json(j, "--trace");
 }
 
 std::string target_arg(const std::string& arg) {

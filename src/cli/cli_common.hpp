@@ -10,9 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attune/codegen_cpu.hpp"
+#include "attune/schedule.hpp"
 #include "attune/target.hpp"
-#include "attune/transform.hpp"
 
 namespace CLI {
 class App;
@@ -47,9 +46,9 @@ void add_train_policy_command(CLI::App& app, Action& action);  // cmd_train_poli
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the
 // file it names. `what` names the option in errors ("--trace").
 std::string json_text_or_file(const std::string& arg, const std::string& what);
-// A trace from inline JSON or a file. A bare array of steps is accepted as shorthand for
-// {"schema_version": 1, "steps": [...]}, the form people write by hand.
-Trace trace_from_arg(const std::string& arg);
+// A schedule (schedule.hpp) from inline JSON or a file. A bare array of steps is accepted as
+// shorthand for {"schema_version": 1, "steps": [...]}, the form people write by hand.
+Schedule schedule_from_arg(const std::string& arg);
 
 // What to hand load_target() for a --target value. Besides what load_target accepts (a name,
 // an alias, a file), the CLI takes "KIND/NAME" ("cuda/nvidia-h200"), the way the docs name

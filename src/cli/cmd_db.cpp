@@ -10,7 +10,6 @@
 #include <memory>
 #include <sstream>
 
-#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"

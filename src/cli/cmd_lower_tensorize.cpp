@@ -1,11 +1,11 @@
 // cmd_lower_tensorize.cpp — the tensorizing half of `attune lower`: with a CUDA target, or with
 // --intrinsic / --mapping, SPEC is mapped onto an intrinsic (AMOS) and the plan lowered by the
-// target's backend: CUDA source for cuda targets, tensorized C for cpu targets.
+// target's backend through lower(): CUDA source for cuda targets, tensorized C for cpu targets.
 #include <iostream>
 
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/codegen_cuda.hpp"
+#include "attune/codegen.hpp"
 #include "attune/error.hpp"
+#include "attune/schedule.hpp"
 #include "attune/tensorize.hpp"
 #include "cli/cli_common.hpp"
 
@@ -48,17 +48,12 @@ int run_lower_tensorized(const std::string& spec, const std::string& target_name
   const Op op = op_from_cli(spec);
   const Target target = load_target_arg(target_name);
   const Intrinsic& intr = choose_intrinsic(op, target, intrinsic);
-  const TensorizePlan plan = plan_tensorize(op, intr, mapping);
-  Artifact art;
-  if (target.kind == TargetKind::cuda)
-    art = lower_cuda(plan);
-  else if (target.kind == TargetKind::cpu)
-    art = lower_cpu_tensorized(plan, target.compiler_flags);
-  else
-    throw Error("target " + target.name + " (" + std::string(target_kind_name(target.kind)) +
-                ") has no tensorizing backend");
+  Schedule schedule;
+  schedule.tensorize = plan_tensorize(op, intr, mapping).step();
+  const Artifact art = lower(schedule, op, target).artifact;
   if (!code_only) {
-    std::cout << "// ---- tensorize step ----\n// " << plan.to_json().dump() << "\n";
+    // The schedule's text, which `attune lower --trace` takes back.
+    std::cout << "// ---- schedule ----\n// " << schedule_to_string(schedule) << "\n";
     std::string flags;
     for (const auto& f : art.flags) flags += " " + f;
     std::cout << "// ---- generated " << (art.language == "cuda" ? "CUDA" : "C") << " (flags:" << flags << ") ----\n";

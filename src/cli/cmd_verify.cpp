@@ -15,10 +15,10 @@
 #include <random>
 
 #include "attune/actions.hpp"
-#include "attune/codegen_cpu.hpp"
+#include "attune/codegen.hpp"
 #include "attune/error.hpp"
 #include "attune/runtime.hpp"
-#include "attune/transform.hpp"
+#include "attune/schedule.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {
@@ -48,12 +48,10 @@ struct Candidate {
 Candidate prepare(const Op& op, std::mt19937_64& rng, int max_steps) {
   Candidate c;
   try {
-    const Trace t = random_trace(op, rng, max_steps);
-    c.trace_json = trace_to_string(t);
-    static const CpuCodegenOptions host = cpu_codegen_options(load_target("cpu"));  // as tune() builds here
-    CpuCodegenOptions o = host;
-    o.trace_json = c.trace_json;
-    c.artifact = lower_cpu(replay(op, t), o);
+    const Schedule s{random_trace(op, rng, max_steps)};
+    c.trace_json = schedule_to_string(s);
+    static const Target host = load_target("cpu");  // as tune() builds here
+    c.artifact = lower(s, op, host).artifact;
   } catch (const Error& e) {
     c.failure = std::string("lower_error: ") + e.what();
   } catch (const InternalError& e) {

@@ -187,47 +187,22 @@ std::string TensorizePlan::str() const {
   return s;
 }
 
-nlohmann::json TensorizePlan::to_json() const {
-  nlohmann::json loops = nlohmann::json::object();
-  for (const auto& la : mapping.loops) loops[la.intrinsic_loop] = la.op_loops;
-  return {{"schema_version", kTraceSchemaVersion},
-          {"kind", "tensorize"},
-          {"intrinsic", intrinsic.name},
-          {"mapping", mapping_number},
-          {"loops", loops},
-          {"schedule", {{"rows", schedule.rows}, {"cols", schedule.cols}, {"parallel", schedule.parallel}}}};
+TensorizeStep TensorizePlan::step() const {
+  TensorizeStep s;
+  s.intrinsic = intrinsic.name;
+  s.mapping = mapping_number;
+  s.loops.emplace();
+  for (const auto& la : mapping.loops) (*s.loops)[la.intrinsic_loop] = la.op_loops;
+  s.schedule = schedule;
+  return s;
 }
 
-TensorizePlan tensorize_from_json(const Op& op, const Target& target, const nlohmann::json& j) {
-  auto need = [&](const char* f) -> const nlohmann::json& {
-    if (!j.is_object() || !j.contains(f)) throw Error(std::string("tensorize step: missing field '") + f + "'");
-    return j.at(f);
-  };
-  if (need("kind") != "tensorize") throw Error("tensorize step: kind is " + need("kind").dump());
-  if (!need("schema_version").is_number_integer() || need("schema_version").get<int>() != kTraceSchemaVersion)
-    throw Error("tensorize step: schema_version " + need("schema_version").dump() + " is not supported");
-  if (!need("intrinsic").is_string()) throw Error("tensorize step: field 'intrinsic' must be a string");
-  if (!need("mapping").is_number_integer()) throw Error("tensorize step: field 'mapping' must be an integer");
-  const Intrinsic& intr = target.intrinsic(j.at("intrinsic").get<std::string>());
-  TensorizePlan p = plan_tensorize(op, intr, j.at("mapping").get<int>());
-  if (j.contains("loops") && p.to_json().at("loops") != j.at("loops"))
+TensorizePlan tensorize_plan(const Op& op, const Target& target, const TensorizeStep& step) {
+  TensorizePlan p = plan_tensorize(op, target.intrinsic(step.intrinsic), step.mapping);
+  if (step.loops && p.step().loops != step.loops)
     throw Error("tensorize step: mapping #" + std::to_string(p.mapping_number) + " is now " + p.mapping.str() +
-                ", the step recorded " + j.at("loops").dump());
-  if (j.contains("schedule")) {  // absent in steps recorded before schedules existed: the default
-    const auto& s = j.at("schedule");
-    auto count = [&](const char* f, int hi) {
-      if (!s.is_object() || !s.contains(f) || !s.at(f).is_number_integer() || s.at(f).get<int>() < 1 ||
-          s.at(f).get<int>() > hi)
-        throw Error(std::string("tensorize step: field 'schedule.") + f + "' must be an integer in 1.." +
-                    std::to_string(hi));
-      return s.at(f).get<int>();
-    };
-    p.schedule.rows = count("rows", 16);
-    p.schedule.cols = count("cols", 8);
-    if (!s.contains("parallel") || !s.at("parallel").is_boolean())
-      throw Error("tensorize step: field 'schedule.parallel' must be true or false");
-    p.schedule.parallel = s.at("parallel").get<bool>();
-  }
+                ", the step recorded " + nlohmann::json(*step.loops).dump());
+  if (step.schedule) p.schedule = *step.schedule;
   return p;
 }
 

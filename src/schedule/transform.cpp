@@ -1,17 +1,12 @@
 // The one table of transformation kinds: name, legality check and application. Every kind is
-// registered here explicitly; its machinery lives in its own file.
+// registered here explicitly; its machinery lives in its own file, its JSON fields in the
+// schedule codec (schedule_codec.cpp).
 #include "attune/transform.hpp"
 
-#include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "attune/error.hpp"
-#include "attune/json_limits.hpp"
 #include "schedule/transforms.hpp"
 
 namespace attune {
@@ -134,122 +129,6 @@ LoopNest apply(const LoopNest& nest, const Transform& t) {
   const auto& e = entry(t.kind);
   if (auto a = e.check(nest, t); !a) throw Error(t.str() + " is not applicable: " + a.reason);
   return e.apply(nest, t);
-}
-
-// ---- JSON ------------------------------------------------------------------------------------
-
-nlohmann::json to_json(const Transform& t) {
-  nlohmann::json j;
-  j["kind"] = std::string(transform_kind_name(t.kind));
-  switch (t.kind) {
-    case TransformKind::split: j["loop"] = t.loop; j["factors"] = t.factors; break;
-    case TransformKind::reorder: j["loops"] = t.loops; break;
-    case TransformKind::pack:
-      j["tensor"] = t.tensor;
-      j["at"] = t.at;
-      j["layout"] = t.layout;
-      if (t.padded) j["padded"] = true;  // absent otherwise: older traces keep their text
-      break;
-    case TransformKind::cache_write: j["tensor"] = t.tensor; j["at"] = t.at; break;
-    default: j["loop"] = t.loop; break;
-  }
-  return j;
-}
-
-namespace {
-// nlohmann converts any number to an integer (1.5 -> 1, 1e300 -> undefined behaviour): an
-// integer field must hold an integer that fits.
-bool fits_integer(const nlohmann::json& v, std::int64_t lo, std::int64_t hi) {
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi);
-  return v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
-}
-
-template <class T>
-bool integers_fit(const nlohmann::json& v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return true;
-  } else if constexpr (std::is_integral_v<T>) {
-    return fits_integer(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
-  } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
-    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& e) { return integers_fit<std::int64_t>(e); });
-  } else {
-    return true;
-  }
-}
-
-template <class T>
-T field(const nlohmann::json& j, const char* name, const std::string& where) {
-  if (!j.contains(name)) throw Error(where + ": missing field '" + name + "'");
-  if (!integers_fit<T>(j.at(name)))
-    throw Error(where + ": field '" + std::string(name) + "' must be an integer (or a list of integers) in range");
-  try {
-    return j.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(where + ": field '" + std::string(name) + "' has the wrong type");
-  }
-}
-}  // namespace
-
-Transform transform_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw Error("transformation: expected an object, got " + j.dump());
-  const auto kind = field<std::string>(j, "kind", "transformation");
-  const std::string where = "transformation '" + kind + "'";
-  for (const auto& e : kKinds) {
-    if (e.name != kind) continue;
-    Transform t;
-    t.kind = e.kind;
-    switch (e.kind) {
-      case TransformKind::split:
-        t.loop = field<std::string>(j, "loop", where);
-        t.factors = field<std::vector<std::int64_t>>(j, "factors", where);
-        break;
-      case TransformKind::reorder: t.loops = field<std::vector<std::string>>(j, "loops", where); break;
-      case TransformKind::pack:
-        t.tensor = field<std::string>(j, "tensor", where);
-        t.at = field<std::string>(j, "at", where);
-        if (j.contains("layout")) t.layout = field<std::vector<std::string>>(j, "layout", where);
-        if (j.contains("padded")) t.padded = field<bool>(j, "padded", where);
-        break;
-      case TransformKind::cache_write:
-        t.tensor = field<std::string>(j, "tensor", where);
-        t.at = field<std::string>(j, "at", where);
-        break;
-      default: t.loop = field<std::string>(j, "loop", where); break;
-    }
-    return t;
-  }
-  throw Error("transformation: unknown kind '" + kind + "'");
-}
-
-nlohmann::json to_json(const Trace& t) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : t.steps) steps.push_back(to_json(s));
-  return {{"schema_version", kTraceSchemaVersion}, {"steps", steps}};
-}
-
-Trace trace_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw Error("trace: expected an object with 'schema_version' and 'steps'");
-  const int v = field<int>(j, "schema_version", "trace");
-  if (v != kTraceSchemaVersion)
-    throw Error("trace: schema_version " + std::to_string(v) + " is not supported (expected " +
-                std::to_string(kTraceSchemaVersion) + ")");
-  const auto& steps = j.contains("steps") ? j.at("steps") : throw Error("trace: missing field 'steps'");
-  if (!steps.is_array()) throw Error("trace: field 'steps' must be an array");
-  Trace t;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    try {
-      t.steps.push_back(transform_from_json(steps[i]));
-    } catch (const Error& e) {
-      throw Error("trace: steps[" + std::to_string(i) + "]: " + e.what());
-    }
-  }
-  return t;
-}
-
-std::string trace_to_string(const Trace& t) { return to_json(t).dump(); }
-
-Trace trace_from_string(std::string_view text) {
-  return trace_from_json(parse_json_limited(text, "trace"));
 }
 
 LoopNest replay(const Op& op, const Trace& t) {

@@ -69,7 +69,7 @@ class ArmView final : public Space {
   std::string version() const override { return base_.version(); }
   std::vector<std::string> readable_versions() const override { return base_.readable_versions(); }
   Trace trace(const Config& c) const override { return base_.trace(to_base(c)); }
-  std::string trace_json(const Config& c) const override { return base_.trace_json(to_base(c)); }
+  Schedule schedule(const Config& c) const override { return base_.schedule(to_base(c)); }
   bool admissible(const Config& c) const override { return base_.admissible(to_base(c)); }
   std::vector<float> visible_features(const Config& c) const override { return base_.visible_features(to_base(c)); }
   std::string hidden_kind() const override { return base_.hidden_kind(); }

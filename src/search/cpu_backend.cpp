@@ -2,7 +2,7 @@
 // process as the Runner.
 #include <algorithm>
 
-#include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/codegen.hpp"
 #include "attune/error.hpp"
 #include "attune/runtime.hpp"
 #include "search/engine.hpp"
@@ -13,7 +13,7 @@ namespace {
 
 class CBuilder : public Builder {
  public:
-  CBuilder(const Op& op, const Target& target) : op_(op), target_(target), options_(cpu_codegen_options(target)) {}
+  CBuilder(const Op& op, const Target& target) : op_(op), target_(target) {}
 
   std::vector<Built> build(const std::vector<const Candidate*>& cands) override {
     std::vector<Built> out(cands.size());
@@ -21,9 +21,7 @@ class CBuilder : public Builder {
     std::vector<std::size_t> lowered;
     for (std::size_t i = 0; i < cands.size(); ++i) {
       try {
-        CpuCodegenOptions co = options_;
-        co.trace_json = cands[i]->trace_text;
-        arts.push_back(lower_cpu_recorded(op_, target_, cands[i]->trace_text, co));
+        arts.push_back(lower(schedule_from_string(cands[i]->trace_text, "trace"), op_, target_).artifact);
         lowered.push_back(i);
       } catch (const Error& e) {  // a transformation refused the trace
         out[i].status = Status::invalid;
@@ -61,7 +59,6 @@ class CBuilder : public Builder {
 
   const Op& op_;
   const Target target_;
-  const CpuCodegenOptions options_;
   attune::Builder compiler_;
 };
 

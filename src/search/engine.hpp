@@ -117,14 +117,15 @@ struct Parts {
 TuneResult run(const Op& op, const TuneOptions& o, Database& db, const TaskInfo& task, Parts& parts);
 
 // ---- the parts (one file each) ----
-// The C backend: candidates lowered from their trace text (lower_cpu_recorded) with the
-// target's codegen options, compiled in parallel; measured one at a time in isolated worker
-// processes at `threads` threads, every output checked against the reference evaluator.
+// The C backend: candidates lowered from their trace text (lower(), codegen.hpp), compiled in
+// parallel; measured one at a time in isolated worker processes at `threads` threads, every
+// output checked against the reference evaluator.
 std::unique_ptr<Builder> make_c_builder(const Op& op, const Target& target);
 std::unique_ptr<Runner> make_worker_runner(const Op& op, int threads, std::uint64_t seed);
-// The VTA backend: candidates (features.knobs) compiled in-process, timed on the simulator,
-// and a candidate that would become the new best run functionally and checked bit-exact.
-std::unique_ptr<Builder> make_vta_builder(const Op& op, const VtaConfig& cfg, int jobs);
+// The VTA backend: candidates (their trace text: knobs by name) lowered in-process with the
+// configuration `cfg`, timed on the simulator, and a candidate that would become the new best
+// run functionally and checked bit-exact.
+std::unique_ptr<Builder> make_vta_builder(const Op& op, const Target& target, const VtaConfig& cfg, int jobs);
 std::unique_ptr<Runner> make_simulator_runner(const Op& op, const VtaConfig& cfg, int jobs, std::uint64_t seed);
 // Knob strategies over a Space (make_strategy / make_arm_bandit), resumed from the task's records.
 std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space,

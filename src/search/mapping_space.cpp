@@ -11,13 +11,10 @@
 // whose innermost column op loop is contiguous in both streams through cache lines while one
 // that strides gathers a line per lane: that comes first, then the iterations the intrinsic
 // covers (fewer, larger tiles), then padding waste, then the report's order.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/error.hpp"
 #include "attune/tensorize.hpp"
 #include "attune/tuner.hpp"
@@ -129,7 +126,7 @@ class MappingSpace final : public Space {
       if (!knob_used(c, k) && c[k] != 0) return false;  // one spelling per candidate
     if (is_nest(c[0])) return nest_->admissible(nest_config(c));
     const TensorizePlan& p = plan(c[0]);
-    const auto s = schedule(c);
+    const auto s = register_block(c);
     return s.rows * s.cols + s.cols + 1 <= registers_ && s.rows <= p.m.extent && s.cols <= p.n.tiles();
   }
 
@@ -153,10 +150,11 @@ class MappingSpace final : public Space {
     throw Error("arm '" + arm_name(c[0]) + "' is tensorized: its candidates have no loop-nest trace");
   }
 
-  std::string trace_json(const Config& c) const override {
-    if (is_nest(c.at(0))) return nest_->trace_json(nest_config(c));
-    return nlohmann::json{{"schema_version", kTraceSchemaVersion}, {"steps", nlohmann::json::array({tensorized(c).to_json()})}}
-        .dump();
+  Schedule schedule(const Config& c) const override {
+    if (is_nest(c.at(0))) return nest_->schedule(nest_config(c));
+    Schedule s;
+    s.tensorize = tensorized(c).step();
+    return s;
   }
 
   // The loop-nest space's seeds, as arm-0 configs.
@@ -198,7 +196,7 @@ class MappingSpace final : public Space {
       return f;
     }
     const TensorizePlan& p = plan(c[0]);
-    const auto s = schedule(c);
+    const auto s = register_block(c);
     auto lg = [](std::int64_t x) { return static_cast<float>(std::log2(static_cast<double>(std::max<std::int64_t>(1, x)))); };
     f.insert(f.end(), {lg(p.m.extent), lg(p.n.extent), lg(p.k.extent), lg(p.outer_count()),
                        static_cast<float>(p.mapping.padding_waste), static_cast<float>(streaming(p)),
@@ -215,7 +213,7 @@ class MappingSpace final : public Space {
   Config nest_config(const Config& c) const {
     return Config(c.begin() + static_cast<std::ptrdiff_t>(nest_at_), c.begin() + static_cast<std::ptrdiff_t>(t_at_));
   }
-  TensorizeSchedule schedule(const Config& c) const {
+  TensorizeSchedule register_block(const Config& c) const {
     TensorizeSchedule s;
     s.rows = static_cast<int>(knobs_[t_at_].choices.at(c.at(t_at_)));
     s.cols = static_cast<int>(knobs_[t_at_ + 1].choices.at(c.at(t_at_ + 1)));
@@ -224,7 +222,7 @@ class MappingSpace final : public Space {
   }
   TensorizePlan tensorized(const Config& c) const {
     TensorizePlan p = plan(c.at(0));
-    p.schedule = schedule(c);
+    p.schedule = register_block(c);
     return p;
   }
 

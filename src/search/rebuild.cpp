@@ -4,7 +4,7 @@
 // rebuilds it from the record's trace. A kernel that comes out different from the one measured
 // (another vector width, other flags, a code generator that changed since) would hand the user
 // a kernel nobody timed, so the rebuilt source is compared with the hash tune() stored.
-#include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/codegen.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
 
@@ -18,11 +18,12 @@ void note_measured_artifact(Record& r, const Artifact& a) {
 }
 
 Artifact rebuild_recorded(const Op& op, const Target& target, const Record& r, RebuildCheck check) {
-  CpuCodegenOptions co = cpu_codegen_options(target);
-  co.trace_json = r.trace;
+  if (target.kind != TargetKind::cpu)
+    throw Error("record " + std::to_string(r.id) + ": only kernels of cpu targets are rebuilt (" + target.name +
+                " is a " + std::string(target_kind_name(target.kind)) + " target)");
   Artifact a;
   try {
-    a = lower_cpu_recorded(op, target, r.trace, co);
+    a = lower(schedule_from_string(r.trace, "trace"), op, target).artifact;
   } catch (const Error& e) {
     throw Error("record " + std::to_string(r.id) + " no longer replays: " + e.what());
   }

@@ -84,7 +84,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   parts.proposer = space ? engine::make_space_proposer(std::move(space), std::move(strategy), db, task, task.target)
                          : engine::make_rl_proposer(op, target, threads, o.policy, o.seed, db, task);
   if (vta) {
-    parts.builder = engine::make_vta_builder(op, vta_cfg, cores);
+    parts.builder = engine::make_vta_builder(op, target, vta_cfg, cores);
     parts.runner = engine::make_simulator_runner(op, vta_cfg, cores, o.seed + 1);
   } else {
     parts.builder = engine::make_c_builder(op, target);

@@ -1,15 +1,15 @@
-// The engine's VTA backend (engine.hpp): the VTA compiler as the Builder, the simulator in
-// timing mode as the Runner. Both run in-process (the simulator never crashes, so no worker
-// process), a round's candidates in parallel. A candidate's time is cycles / kVtaClockHz;
-// one that would become the new best is first run functionally and checked bit-exact against
-// the reference evaluator, so every reported best has been verified.
+// The engine's VTA backend (engine.hpp): the VTA compiler (through lower()) as the Builder, the
+// simulator in timing mode as the Runner. Both run in-process (the simulator never crashes, so
+// no worker process), a round's candidates in parallel. A candidate's time is
+// cycles / kVtaClockHz; one that would become the new best is first run functionally and
+// checked bit-exact against the reference evaluator, so every reported best has been verified.
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <thread>
 
-#include "attune/codegen_vta.hpp"
+#include "attune/codegen.hpp"
 #include "attune/error.hpp"
 #include "search/engine.hpp"
 
@@ -34,19 +34,26 @@ using Program = std::shared_ptr<const VtaCompiled>;
 
 class VtaBuilder : public Builder {
  public:
-  VtaBuilder(const Op& op, const VtaConfig& cfg, int jobs) : op_(op), cfg_(cfg), jobs_(jobs) {}
+  VtaBuilder(const Op& op, const Target& target, const VtaConfig& cfg, int jobs)
+      : op_(op), target_(target), cfg_(cfg), jobs_(jobs) {}
 
   std::vector<Built> build(const std::vector<const Candidate*>& cands) override {
     std::vector<Built> out(cands.size());
     parallel_for(cands.size(), jobs_, [&](std::size_t i) {
       const auto t0 = std::chrono::steady_clock::now();
-      auto prog = std::make_shared<VtaCompiled>(
-          compile_vta(op_, VtaKnobs::from_json(cands[i]->features.at("knobs")), cfg_));
+      Program prog;
+      try {
+        prog = lower(schedule_from_string(cands[i]->trace_text, "trace"), op_, target_, {.vta = &cfg_}).vta;
+      } catch (const Error& e) {  // not a VTA schedule, or knobs this compiler does not know
+        out[i].status = Status::invalid;
+        out[i].error = e.what();
+        return;
+      }
       out[i].compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out[i].status = prog->status;
       out[i].error = prog->error;
       out[i].hidden = prog->hidden;
-      out[i].backend = Program(std::move(prog));
+      out[i].backend = std::move(prog);
     });
     return out;
   }
@@ -59,6 +66,7 @@ class VtaBuilder : public Builder {
 
  private:
   const Op& op_;
+  const Target target_;
   const VtaConfig cfg_;
   const int jobs_;
 };
@@ -106,8 +114,8 @@ class SimulatorRunner : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Builder> make_vta_builder(const Op& op, const VtaConfig& cfg, int jobs) {
-  return std::make_unique<VtaBuilder>(op, cfg, jobs);
+std::unique_ptr<Builder> make_vta_builder(const Op& op, const Target& target, const VtaConfig& cfg, int jobs) {
+  return std::make_unique<VtaBuilder>(op, target, cfg, jobs);
 }
 
 std::unique_ptr<Runner> make_simulator_runner(const Op& op, const VtaConfig& cfg, int jobs, std::uint64_t seed) {

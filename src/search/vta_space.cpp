@@ -1,11 +1,8 @@
 // The VTA schedule space: AutoTVM's VTA conv2d/dense template knobs (codegen_vta.hpp).
 //
 // A config is the knob values themselves, not a loop-nest trace: the VTA backend compiles
-// knobs directly (compile_vta), so trace() has nothing to return and trace_json() stores
-//   {"schema_version": 1, "target": "vta", "knobs": {"tile_b": 1, ...}}
-// which is what the database keys and replays by (VtaKnobs::from_json(j["knobs"])).
-#include <nlohmann/json.hpp>
-
+// knobs directly (compile_vta), so trace() has nothing to return and the config's schedule is
+// the knobs by name (schedule.hpp), which the database keys and lower() replays.
 #include <cmath>
 
 #include "attune/codegen_vta.hpp"
@@ -15,8 +12,6 @@
 namespace attune {
 
 namespace {
-
-constexpr int kVtaTraceSchemaVersion = 1;
 
 class VtaSpace final : public Space {
  public:
@@ -32,14 +27,17 @@ class VtaSpace final : public Space {
   const std::vector<Knob>& knobs() const override { return knobs_; }
 
   Trace trace(const Config&) const override {
-    throw Error("a VTA schedule is a knob config, not a loop-nest trace: use Space::trace_json");
+    throw Error("a VTA schedule is a knob config, not a loop-nest trace: use Space::schedule");
   }
 
-  std::string trace_json(const Config& c) const override {
+  Schedule schedule(const Config& c) const override {
     if (c.size() != knobs_.size())
       throw Error("config has " + std::to_string(c.size()) + " values, the VTA space has " +
                   std::to_string(knobs_.size()) + " knobs");
-    return nlohmann::json{{"schema_version", kVtaTraceSchemaVersion}, {"target", "vta"}, {"knobs", describe(c)}}.dump();
+    Schedule s;
+    s.knobs = AcceleratorKnobs{"vta", {}};
+    for (std::size_t k = 0; k < knobs_.size(); ++k) s.knobs->values[knobs_[k].name] = knobs_[k].choices.at(c[k]);
+    return s;
   }
 
   std::string hidden_kind() const override { return "vta"; }
@@ -51,7 +49,7 @@ class VtaSpace final : public Space {
   // compiler's exact buffer and micro-op use are hidden features).
   std::vector<float> visible_features(const Config& c) const override {
     std::vector<float> f = Space::visible_features(c);
-    const VtaKnobs k = VtaKnobs::from_json(describe(c));
+    const VtaKnobs k = VtaKnobs::of(*schedule(c).knobs);
     const auto& p = problem_;
     const double bi = static_cast<double>(cfg_.block_in()), bo = static_cast<double>(cfg_.block_out()),
                  bb = static_cast<double>(cfg_.batch());

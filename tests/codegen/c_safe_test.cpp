@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "attune/c_safe.hpp"
+#include "attune/codegen.hpp"
 #include "attune/codegen_cpu.hpp"
 #include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/codegen_cuda.hpp"
@@ -69,15 +70,15 @@ TEST(CSafe, RecordedTraceIsReserialisedNotPasted) {
   const Target cpu = load_target("x86-avx2");
   const std::string trace =
       R"({"schema_version": 1, "x": "*/ evil(); /*", "steps": [{"kind": "parallel", "loop": "m", "y": "*/ evil(); /*"}]})";
-  const std::string src = lower_cpu_recorded(gemm(), cpu, trace, CpuCodegenOptions{}).source;
+  const std::string src = lower(schedule_from_string(trace), gemm(), cpu).artifact.source;
   EXPECT_EQ(src.find("evil"), std::string::npos) << src;
   EXPECT_NE(src.find(R"( * trace: {"schema_version":1,"steps":[{"kind":"parallel","loop":"m"}]})"), std::string::npos) << src;
   // A tensorize step keeps its own keys only.
   const Intrinsic& intr = cpu.intrinsics.at(0);
-  nlohmann::json step = plan_tensorize(gemm(), intr).to_json();
+  nlohmann::json step = to_json(plan_tensorize(gemm(), intr).step());
   step["evil"] = "*/ evil(); /*";
-  const std::string tensorized = lower_cpu_recorded(gemm(), cpu, nlohmann::json{{"schema_version", 1}, {"steps", {step}}}.dump(),
-                                                    CpuCodegenOptions{}).source;
+  const nlohmann::json hostile = {{"schema_version", 1}, {"steps", {step}}};
+  const std::string tensorized = lower(schedule_from_string(hostile.dump()), gemm(), cpu).artifact.source;
   EXPECT_EQ(tensorized.find("evil"), std::string::npos) << tensorized;
 }
 

@@ -14,6 +14,7 @@
 
 #include "attune/codegen_cpu.hpp"
 #include "attune/rl.hpp"
+#include "attune/schedule.hpp"
 #include "attune/runtime.hpp"
 
 namespace attune {

@@ -18,6 +18,7 @@
 #include "attune/db.hpp"
 #include "attune/op.hpp"
 #include "attune/target.hpp"
+#include "attune/schedule.hpp"
 #include "attune/transform.hpp"
 
 namespace attune::testing {

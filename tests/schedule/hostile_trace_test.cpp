@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attune/error.hpp"
+#include "attune/schedule.hpp"
 #include "attune/transform.hpp"
 
 namespace attune {

@@ -1,9 +1,8 @@
-// TensorizePlan: mapping choice, the reshaped dimensions, refusals with reasons, JSON replay.
+// TensorizePlan: mapping choice, the reshaped dimensions, refusals with reasons, replaying a recorded step.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include "attune/error.hpp"
+#include "attune/schedule.hpp"
 #include "attune/tensorize.hpp"
 
 namespace attune {
@@ -87,57 +86,50 @@ TEST(TensorizeErrors, InvalidMappingIsRefusedWithItsReason) {
   }
 }
 
-TEST(TensorizeJson, RoundTripsAndReplays) {
+// A plan's step, written and read by the schedule codec, replays to the same plan.
+TEST(TensorizeStep, RoundTripsAndReplays) {
   const Op op = op_from_cli("conv2d:N=1,H=8,W=8,C=16,K=16,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=f16");
   const Intrinsic& in = h200().intrinsic("mma_m16n8k16_f16f32");
   const MappingReport r = enumerate_mappings(op, in);
   for (std::size_t i = 0; i < r.items.size(); ++i) {
     if (!r.items[i].valid) continue;
     const TensorizePlan p = plan_tensorize(op, in, static_cast<int>(i) + 1);
-    const nlohmann::json j = nlohmann::json::parse(p.to_json().dump());
-    EXPECT_EQ(j.at("kind"), "tensorize");
-    EXPECT_EQ(j.at("schema_version"), 1);
-    const TensorizePlan q = tensorize_from_json(op, h200(), j);
+    Schedule s;
+    s.tensorize = p.step();
+    const Schedule back = schedule_from_string(schedule_to_string(s));
+    ASSERT_TRUE(back.tensorize.has_value());
+    const TensorizePlan q = tensorize_plan(op, h200(), *back.tensorize);
     EXPECT_EQ(q.mapping_number, p.mapping_number);
-    EXPECT_EQ(q.to_json(), p.to_json());
+    EXPECT_EQ(q.step(), p.step());
     EXPECT_EQ(q.str(), p.str());
   }
 }
 
-TEST(TensorizeJson, ScheduleRoundTripsAndIsValidated) {
+TEST(TensorizeStep, ScheduleReplaysAndDefaultsWhenAbsent) {
   const Op op = op_from_cli("gemm:M=16,N=16,K=16,dtype=f16");
   TensorizePlan p = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32"));
   p.schedule = {3, 2, false};
-  const TensorizePlan q = tensorize_from_json(op, h200(), nlohmann::json::parse(p.to_json().dump()));
-  EXPECT_EQ(q.schedule, p.schedule);
-  nlohmann::json old = p.to_json();
-  old.erase("schedule");  // a step recorded before schedules existed replays with the default
-  EXPECT_EQ(tensorize_from_json(op, h200(), old).schedule, TensorizeSchedule{});
-  nlohmann::json bad = p.to_json();
-  bad["schedule"]["rows"] = 0;
-  try {
-    tensorize_from_json(op, h200(), bad);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "tensorize step: field 'schedule.rows' must be an integer in 1..16");
-  }
-  bad = p.to_json();
-  bad["schedule"]["parallel"] = "yes";
-  EXPECT_THROW(tensorize_from_json(op, h200(), bad), Error);
+  EXPECT_EQ(tensorize_plan(op, h200(), p.step()).schedule, p.schedule);
+  TensorizeStep old = p.step();
+  old.schedule.reset();  // a step recorded before schedules existed replays with the default
+  EXPECT_EQ(tensorize_plan(op, h200(), old).schedule, TensorizeSchedule{});
 }
 
-TEST(TensorizeJson, StaleLoopsAreRefused) {
+TEST(TensorizeStep, StaleLoopsAreRefused) {
   const Op op = op_from_cli("gemm:M=16,N=16,K=16,dtype=f16");
-  nlohmann::json j = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32")).to_json();
-  j["loops"]["i"] = {"n"};
-  EXPECT_THROW(tensorize_from_json(op, h200(), j), Error);
-  j.erase("intrinsic");
+  TensorizeStep s = plan_tensorize(op, h200().intrinsic("wmma_16x16x16_f16f32")).step();
+  (*s.loops)["i"] = {"n"};
   try {
-    tensorize_from_json(op, h200(), j);
+    tensorize_plan(op, h200(), s);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "tensorize step: missing field 'intrinsic'");
+    EXPECT_EQ(std::string(e.what()).rfind("tensorize step: mapping #", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find(R"(the step recorded {"i":["n"])"), std::string::npos) << e.what();
   }
+  s.loops.reset();  // not recorded: not checked
+  EXPECT_NO_THROW(tensorize_plan(op, h200(), s));
+  s.intrinsic = "nope";
+  EXPECT_THROW(tensorize_plan(op, h200(), s), Error);
 }
 
 }  // namespace

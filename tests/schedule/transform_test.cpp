@@ -6,6 +6,7 @@
 
 #include "attune/actions.hpp"
 #include "attune/error.hpp"
+#include "attune/schedule.hpp"
 #include "attune/transform.hpp"
 
 namespace attune {
@@ -124,7 +125,7 @@ TEST(Trace, EveryKindRoundTripsThroughJsonAndReplays) {
   EXPECT_EQ(kinds.size(), all_transform_kinds().size()) << "cover every kind";
   const std::string text = trace_to_string(t);
   EXPECT_EQ(trace_from_string(text), t);
-  EXPECT_EQ(nlohmann::json::parse(text)["schema_version"], kTraceSchemaVersion);
+  EXPECT_EQ(nlohmann::json::parse(text)["schema_version"], kScheduleSchemaVersion);
   EXPECT_EQ(replay(op, trace_from_string(text)), replay(op, t));
 }
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "attune/codegen_cpu_tensorize.hpp"
+#include "attune/codegen.hpp"
 #include "attune/db.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
@@ -71,8 +71,6 @@ TEST(MappingSpace, EveryCandidateHasOneSpellingAndReplaysFromItsTrace) {
   const auto s = make_mapping_space(op, host(), mo);
   const std::size_t rows = knob_index(*s, "t_rows"), vec = knob_index(*s, "vec_tile");
   std::mt19937_64 rng(5);
-  CpuCodegenOptions co;
-  co.flags = host().compiler_flags;
   int tensorized = 0;
   for (int i = 0; i < 60; ++i) {
     const Config c = s->random_config(rng);
@@ -98,7 +96,7 @@ TEST(MappingSpace, EveryCandidateHasOneSpellingAndReplaysFromItsTrace) {
     EXPECT_EQ(j["steps"][0]["schedule"].at("rows"), s->knobs()[rows].choices[c[rows]]);
     EXPECT_THROW(s->trace(c), Error);
     // The engine builds every candidate from this text, as libgen and `attune best` do.
-    EXPECT_NE(lower_cpu_recorded(op, host(), text, co).source.find("attune_kernel"), std::string::npos);
+    EXPECT_NE(lower(schedule_from_string(text), op, host()).artifact.source.find("attune_kernel"), std::string::npos);
   }
   EXPECT_GT(tensorized, 10);
 }

@@ -4,8 +4,8 @@
 // kernel 4x slower than the one tuned; these tests pin that down without timing anything.
 #include <gtest/gtest.h>
 
+#include "attune/codegen.hpp"
 #include "attune/codegen_cpu.hpp"
-#include "attune/codegen_cpu_tensorize.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
 #include "quick_tune.hpp"
@@ -18,16 +18,14 @@ const char* kTrace =
     R"({"schema_version":1,"steps":[{"kind":"split","loop":"n","factors":[2,16]},)"
     R"({"kind":"reorder","loops":["m","n.0","k","n.1"]},{"kind":"vectorize","loop":"n.1"}]})";
 
-// A record as the engine writes it: the trace text lowered with `target`'s options (as
-// cpu_backend.cpp does), and what was built.
+// A record as the engine writes it: the trace text lowered for `target` (as cpu_backend.cpp
+// does), and what was built.
 Record measured_on(const Op& op, const Target& target) {
-  CpuCodegenOptions co = cpu_codegen_options(target);
-  co.trace_json = kTrace;
   Record r;
   r.id = 7;
   r.trace = kTrace;
   r.features = {{"space", "test"}};
-  note_measured_artifact(r, lower_cpu_recorded(op, target, kTrace, co));
+  note_measured_artifact(r, lower(schedule_from_string(kTrace), op, target).artifact);
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include "attune/error.hpp"
 #include "attune/rl.hpp"
+#include "attune/schedule.hpp"
 
 namespace attune::rl {
 namespace {

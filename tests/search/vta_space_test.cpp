@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <random>
 
+#include "attune/codegen.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/error.hpp"
 #include "attune/tuner.hpp"
@@ -39,12 +40,13 @@ TEST(VtaSpace, TraceJsonStoresTheKnobs) {
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["target"], "vta");
   EXPECT_EQ(j["knobs"], space->describe(c));
-  const VtaKnobs k = VtaKnobs::from_json(j["knobs"]);
+  const Schedule s = schedule_from_string(space->trace_json(c));
+  ASSERT_TRUE(s.knobs.has_value());
+  const VtaKnobs k = VtaKnobs::of(*s.knobs);
   EXPECT_EQ(k, (VtaKnobs{.tile_b = 1, .tile_h = 4, .tile_w = 8, .tile_ci = 2, .tile_co = 1, .oc_nthread = 2,
                          .h_nthread = 1}));
-  EXPECT_EQ(VtaKnobs::from_json(k.to_json()), k);
   EXPECT_THROW(space->trace(c), Error);
-  EXPECT_THROW(VtaKnobs::from_json(nlohmann::json{{"tile_q", 2}}), Error);
+  EXPECT_THROW(schedule_from_string(R"({"schema_version":1,"target":"vta","knobs":{"tile_q":2}})"), Error);
 }
 
 TEST(VtaSpace, TargetArguments) {
@@ -74,10 +76,13 @@ void expect_tunes(const std::string& strategy) {
   EXPECT_DOUBLE_EQ(b.median_s, double(cycles) / kVtaClockHz);
   const auto trace = nlohmann::json::parse(b.trace);
   EXPECT_EQ(trace["target"], "vta");
-  // The recorded knobs replay to a program with the same cycles, bit-exact.
-  const VtaCompiled c = compile_vta(conv_small(), VtaKnobs::from_json(trace["knobs"]), default_vta_config());
-  EXPECT_EQ(vta_time(c, default_vta_config()).cycles, cycles);
-  EXPECT_TRUE(vta_verify(conv_small(), c, default_vta_config(), 11).ok());
+  // The recorded knobs lower again to a program with the same cycles, bit-exact.
+  const VtaConfig cfg = default_vta_config();
+  const Lowered l = lower(schedule_from_string(b.trace), conv_small(), load_target("vta"), {.vta = &cfg});
+  ASSERT_TRUE(l.vta);
+  const VtaCompiled& c = *l.vta;
+  EXPECT_EQ(vta_time(c, cfg).cycles, cycles);
+  EXPECT_TRUE(vta_verify(conv_small(), c, cfg, 11).ok());
 }
 
 TEST(VtaTune, EveryStrategyFindsAVerifiedSchedule) {
@@ -125,7 +130,7 @@ TEST(VtaWorkloads, EveryLayerRunsBitExact) {
     std::mt19937_64 rng(1);
     bool found = false;
     for (int tries = 0; tries < 300 && !found; ++tries) {
-      const VtaKnobs k = VtaKnobs::from_json(space->describe(space->random_config(rng)));
+      const VtaKnobs k = VtaKnobs::of(*space->schedule(space->random_config(rng)).knobs);
       const VtaCompiled c = compile_vta(op, k, cfg);
       if (!c.ok() || !vta_time(c, cfg).m.ok()) continue;
       found = true;

@@ -10,6 +10,7 @@
 
 #include "attune/c_safe.hpp"
 #include "attune/error.hpp"
+#include "attune/schedule.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
 
@@ -232,7 +233,7 @@ Artifact lower_cpu_tensorized(const TensorizePlan& plan, const std::vector<std::
   std::ostringstream os;
   os << "/* attune tensorized kernel: " << comment_safe(plan.op.name.empty() ? "op" : plan.op.name) << "\n *\n"
      << c_comment_lines(print_spec(plan.op)) << " *\n" << c_comment_lines(plan.str()) << " *\n"
-     << c_comment_lines("step: " + plan.to_json().dump()) << " */\n";
+     << c_comment_lines("step: " + to_json(plan.step()).dump()) << " */\n";
   os << "#include <immintrin.h>\n#include <stdint.h>\n#include <string.h>\n\n" << body;
   Artifact a;
   a.language = "c";

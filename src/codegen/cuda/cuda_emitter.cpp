@@ -8,6 +8,7 @@
 
 #include "attune/c_safe.hpp"
 #include "attune/error.hpp"
+#include "attune/schedule.hpp"
 #include "attune/names.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/tensorize/code_writer.hpp"
@@ -311,7 +312,7 @@ Artifact lower_cuda(const TensorizePlan& plan, const CudaCodegenOptions& options
   std::ostringstream os;
   os << "// attune CUDA kernel " << id << "\n//\n"
      << c_comment_lines(print_spec(plan.op), "// ") << "//\n"
-     << c_comment_lines(plan.str(), "// ") << "//\n" << c_comment_lines("step: " + plan.to_json().dump(), "// ");
+     << c_comment_lines(plan.str(), "// ") << "//\n" << c_comment_lines("step: " + to_json(plan.step()).dump(), "// ");
   os << body;
   Artifact a;
   a.language = "cuda";

@@ -118,32 +118,32 @@ VtaProblem vta_problem_of(const Op& op) {
   refuse(op, "its output has rank " + std::to_string(rank));
 }
 
+namespace {
+
+// Each knob's member, by the name the schedule declares it under (accelerator_knobs("vta")).
+template <class Knobs, class Visit>
+void each_knob(Knobs& k, const Visit& visit) {
+  visit("tile_b", k.tile_b);
+  visit("tile_h", k.tile_h);
+  visit("tile_w", k.tile_w);
+  visit("tile_ci", k.tile_ci);
+  visit("tile_co", k.tile_co);
+  visit("oc_nthread", k.oc_nthread);
+  visit("h_nthread", k.h_nthread);
+}
+
+}  // namespace
+
 nlohmann::json VtaKnobs::to_json() const {
-  return {{"tile_b", tile_b},   {"tile_h", tile_h},         {"tile_w", tile_w},          {"tile_ci", tile_ci},
-          {"tile_co", tile_co}, {"oc_nthread", oc_nthread}, {"h_nthread", h_nthread}};
+  nlohmann::json j = nlohmann::json::object();
+  each_knob(*this, [&](const char* name, std::int64_t v) { j[name] = v; });
+  return j;
 }
 
-VtaKnobs VtaKnobs::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw Error("VTA knobs: expected a JSON object, got " + j.dump());
-  std::map<std::string, std::int64_t> v;
-  for (const auto& [key, val] : j.items()) {
-    if (!val.is_number_integer()) throw Error("VTA knobs: field '" + key + "' must be an integer, got " + val.dump());
-    v[key] = val.get<std::int64_t>();
-  }
-  return vta_knobs_from(v);
-}
-
-VtaKnobs vta_knobs_from(const std::map<std::string, std::int64_t>& values) {
+VtaKnobs VtaKnobs::of(const AcceleratorKnobs& named) {
+  if (named.target != "vta") throw Error("knobs of target '" + named.target + "' are not VTA's");
   VtaKnobs k;
-  const std::pair<const char*, std::int64_t*> fields[] = {
-      {"tile_b", &k.tile_b},   {"tile_h", &k.tile_h},         {"tile_w", &k.tile_w},      {"tile_ci", &k.tile_ci},
-      {"tile_co", &k.tile_co}, {"oc_nthread", &k.oc_nthread}, {"h_nthread", &k.h_nthread}};
-  for (const auto& [name, value] : values) {
-    auto it = std::find_if(std::begin(fields), std::end(fields), [&](const auto& f) { return name == f.first; });
-    if (it == std::end(fields)) throw Error("VTA knobs: unknown knob '" + name + "'");
-    if (value < 1) throw Error("VTA knobs: '" + name + "' must be >= 1, got " + std::to_string(value));
-    *it->second = value;
-  }
+  each_knob(k, [&](const char* name, std::int64_t& v) { v = named.at(name); });
   return k;
 }
 

@@ -72,7 +72,7 @@ SpaceStats vta_space_stats(const Op& op, const VtaConfig& cfg, int max_configs) 
       v[it->first] = it->second[flat % it->second.size()];
       flat /= it->second.size();
     }
-    return vta_knobs_from(v);
+    return VtaKnobs::of(AcceleratorKnobs{"vta", v});
   };
 
   std::vector<Outcome> out(picks.size());
