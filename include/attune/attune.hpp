@@ -31,6 +31,10 @@ struct Budget {
   int trials = 100;     // attempts wanted in total (0: no limit; then `seconds` must be set)
   double seconds = 0;   // stop after this long (0: no limit)
   int threads = 0;      // threads each candidate runs with (0: all cores)
+  // Bytes that measuring one candidate may take (the op's tensors and attune's copies of
+  // them, estimated before anything is allocated; 0: half of physical memory). An op over
+  // the limit is refused with Error instead of meeting the OOM killer.
+  std::uint64_t max_memory = 0;
 };
 
 struct TuneSummary {

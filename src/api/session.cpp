@@ -10,6 +10,7 @@
 #include "api/reference_check.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/db.hpp"
+#include "attune/memory_estimate.hpp"
 #include "attune/runtime.hpp"
 #include "attune/target.hpp"
 #include "attune/tuner.hpp"
@@ -70,6 +71,7 @@ TuneSummary Session::tune(const std::string& spec, const Budget& budget) {
       throw Error("tune: budget values must not be negative");
     if (budget.trials == 0 && budget.seconds == 0) throw Error("tune: the budget needs trials or seconds");
     const Op op = op_from_cli(spec);
+    check_memory_limit(op, budget.max_memory ? budget.max_memory : default_memory_limit());
     TuneOptions o;
     o.target = impl_->target_arg;
     o.db_path = impl_->database;
@@ -99,6 +101,7 @@ Kernel Session::load(const std::string& spec) const {
     if (target.kind != TargetKind::cpu)
       throw Error("load: target " + target.name + " is a " + std::string(target_kind_name(target.kind)) +
                   " target; only cpu targets give a kernel to call");
+    check_memory_limit(op, default_memory_limit());  // the reference check allocates the tensors
     const auto record = impl_->best_record(op);
     if (!record)
       throw Error("load: " + impl_->database + " has no verified kernel for " + describe_op(op) + " on target " +

@@ -73,7 +73,7 @@ void check_memory_limit(const Op& op, std::uint64_t limit) {
   if (need <= limit) return;
   throw Error("op '" + (op.name.empty() ? std::string("op") : op.name) + "' needs about " + format_bytes(need) +
               " of memory to measure (its tensors and the copies attune makes of them), more than the limit of " +
-              format_bytes(limit) + "; raise it with --max-memory SIZE (default: half of physical memory)");
+              format_bytes(limit) + "; raise it with --max-memory SIZE (Budget::max_memory in the C++ API; default: half of physical memory)");
 }
 
 }  // namespace attune

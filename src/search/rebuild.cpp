@@ -36,11 +36,14 @@ Artifact rebuild_recorded(const Op& op, const Target& target, const Record& r, R
                 "(source hash " + content_hash(a.source).substr(0, 12) + ", recorded " + want.substr(0, 12) +
                 "): the code generator or the target's vector width changed since; tune again");
   if (check == RebuildCheck::source_and_flags && a.flags != r.flags) {
-    std::string got, rec;
-    for (const auto& f : a.flags) got += (got.empty() ? "" : " ") + f;
-    for (const auto& f : r.flags) rec += (rec.empty() ? "" : " ") + f;
+    const auto joined = [](const std::vector<std::string>& flags) {
+      std::string s;
+      for (const auto& f : flags) s += (s.empty() ? "" : " ") + f;
+      return s;
+    };
     throw Error("record " + std::to_string(r.id) + ": the kernel would be compiled with other flags than when " +
-                "it was measured (now '" + got + "', measured with '" + rec + "'): the target file changed since; tune again");
+                "it was measured (now '" + joined(a.flags) + "', measured with '" + joined(r.flags) +
+                "'): the target file changed since; tune again");
   }
   return a;
 }

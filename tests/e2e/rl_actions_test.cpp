@@ -65,7 +65,7 @@ TEST(RlActions, EveryKindTheAgentEmitsEqualsTheReference) {
   for (const char* spec : kSpecs) {
     const Op op = op_from_cli(spec);
     std::vector<Trace> traces;
-    for (int i = 0; i < 8; ++i) traces.push_back(kind_balanced_episode(op, 12, rng, i < 3, macros));
+    for (int i = 0; i < 5; ++i) traces.push_back(kind_balanced_episode(op, 12, rng, i < 2, macros));
     if (agent) traces.push_back(rl::greedy_rollout(*agent, op, rl::EnvOptions{.max_steps = 12}).trace);
     std::vector<Artifact> arts;
     for (const auto& t : traces) {

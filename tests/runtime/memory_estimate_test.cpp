@@ -31,7 +31,7 @@ TEST(MemoryEstimate, AHugeGemmIsRefusedAtOnce) {
   EXPECT_EQ(measurement_memory_bytes(op), 3u * 2 * 1600000000ull + 5u * 1600000000ull);
   EXPECT_EQ(error_of(op, std::uint64_t{8} << 30),
             "op 'gemm' needs about 16.4 GiB of memory to measure (its tensors and the copies attune makes of them), "
-            "more than the limit of 8.0 GiB; raise it with --max-memory SIZE (default: half of physical memory)");
+            "more than the limit of 8.0 GiB; raise it with --max-memory SIZE (Budget::max_memory in the C++ API; default: half of physical memory)");
   EXPECT_EQ(error_of(op, std::uint64_t{20} << 30), "(accepted)");
 }
 
