@@ -31,12 +31,12 @@
 #include <string>
 #include <vector>
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/runtime.hpp"
-#include "attune/target.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
+#include "runtime/runtime.hpp"
+#include "hw/target.hpp"
+#include "search/tuner.hpp"
 #include "baselines_blas.hpp"
 #include "baselines_dnnl.hpp"
 #include "fma_peak.hpp"
@@ -51,7 +51,7 @@ using bench::Workload;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Args {
-  std::string workloads = ATTUNE_SOURCE_DIR "/../shared/workloads/cpu.txt";
+  std::string workloads = ATTUNE_SOURCE_DIR "/bench/workloads/cpu.txt";
   std::vector<std::string> only;
   int trials = 300;
   double time_s = 120;

@@ -11,7 +11,7 @@
 
 #include <optional>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace bench {
 

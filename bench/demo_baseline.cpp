@@ -17,13 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "attune/codegen.hpp"
-#include "attune/db.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/runtime.hpp"
-#include "attune/target.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen.hpp"
+#include "db/db.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
+#include "runtime/runtime.hpp"
+#include "hw/target.hpp"
+#include "search/tuner.hpp"
 #include "baselines_blas.hpp"
 #include "baselines_dnnl.hpp"
 #include "interleave.hpp"

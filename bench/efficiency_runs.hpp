@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attune/db.hpp"
+#include "db/db.hpp"
 
 namespace attune::bench {
 

@@ -7,8 +7,8 @@
 #include <functional>
 #include <map>
 
-#include "attune/cost_model.hpp"
-#include "attune/features.hpp"
+#include "model/cost_model.hpp"
+#include "model/features.hpp"
 
 namespace attune::bench {
 

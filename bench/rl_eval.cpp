@@ -1,6 +1,6 @@
 // attune-rl-eval: the RL agent against the knob-space searches at equal measurement budgets.
 //
-// For each op (by default the held-out families of shared/workloads/cpu.txt: depthwise,
+// For each op (by default the held-out families of bench/workloads/cpu.txt: depthwise,
 // grouped, transposed, capsule, conv1d, conv3d) and each strategy, tune() runs with the same
 // trial budget on a fresh database; the table gives the best verified GFLOP/s each reached, and
 // the last lines the geometric means and their ratios. "rl" uses --policy, "rl-untrained" the
@@ -15,9 +15,9 @@
 #include <iostream>
 #include <map>
 
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
+#include "search/tuner.hpp"
 
 namespace {
 

@@ -27,10 +27,10 @@
 #include <numeric>
 #include <thread>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
-#include "attune/op.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
+#include "search/tuner.hpp"
 #include "efficiency_runs.hpp"
 #include "model_quality.hpp"
 
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   try {
     const bool vta = is_vta_target_arg(a.target);
     if (a.workloads.empty())
-      a.workloads = std::string(ATTUNE_SOURCE_DIR) + "/../shared/workloads/" + (vta ? "vta.txt" : "cpu.txt");
+      a.workloads = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt");
     if (a.only.empty() && !vta) a.only = {"gemm_512", "rn50_c2_3x3"};
     if (a.strategies.empty())
       a.strategies = vta ? std::vector<std::string>{"random", "evolutionary", "xgb", "ml2"}

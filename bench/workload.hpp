@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "attune/buffer.hpp"
-#include "attune/op.hpp"
+#include "ir/buffer.hpp"
+#include "ir/op.hpp"
 
 namespace bench {
 

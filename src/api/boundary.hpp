@@ -7,7 +7,7 @@
 #include <new>
 #include <string>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

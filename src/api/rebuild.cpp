@@ -1,8 +1,8 @@
 // rebuild_artifact (api/rebuild.hpp).
 #include "api/rebuild.hpp"
 
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

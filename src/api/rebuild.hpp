@@ -1,10 +1,10 @@
 // api/rebuild.hpp — the kernel a tuning record measured, as an artifact to build again.
 #pragma once
 
-#include "attune/artifact.hpp"
-#include "attune/db.hpp"
-#include "attune/op.hpp"
-#include "attune/target.hpp"
+#include "codegen/artifact.hpp"
+#include "db/db.hpp"
+#include "ir/op.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 

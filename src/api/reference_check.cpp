@@ -3,10 +3,10 @@
 
 #include <vector>
 
-#include "attune/buffer.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/runtime.hpp"
+#include "ir/buffer.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
+#include "runtime/runtime.hpp"
 
 namespace attune {
 

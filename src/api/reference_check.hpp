@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 

@@ -8,12 +8,12 @@
 #include "api/kernel_impl.hpp"
 #include "api/rebuild.hpp"
 #include "api/reference_check.hpp"
-#include "attune/codegen_vta.hpp"
-#include "attune/db.hpp"
-#include "attune/memory_estimate.hpp"
-#include "attune/runtime.hpp"
-#include "attune/target.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "db/db.hpp"
+#include "runtime/memory_estimate.hpp"
+#include "runtime/runtime.hpp"
+#include "hw/target.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/memory_estimate.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "runtime/memory_estimate.hpp"
 
 namespace attune::cli {
 

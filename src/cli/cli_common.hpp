@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attune/schedule.hpp"
-#include "attune/target.hpp"
+#include "schedule/schedule.hpp"
+#include "hw/target.hpp"
 
 namespace CLI {
 class App;
@@ -57,7 +57,7 @@ std::string target_arg(const std::string& arg);
 Target load_target_arg(const std::string& arg);
 
 // The memory limit of --max-memory ("" for the default, half of physical memory), checked
-// against `op` before anything is allocated (attune/memory_estimate.hpp). Throws Error.
+// against `op` before anything is allocated (runtime/memory_estimate.hpp). Throws Error.
 void check_max_memory(const Op& op, const std::string& max_memory_arg);
 
 // Messages from compilers and workers span lines; a report line must not.

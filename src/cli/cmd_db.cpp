@@ -10,15 +10,15 @@
 #include <memory>
 #include <sstream>
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/db.hpp"
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/runtime.hpp"
-#include "attune/codegen_vta.hpp"
-#include "attune/target.hpp"
-#include "attune/transform.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "db/db.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "runtime/runtime.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "hw/target.hpp"
+#include "schedule/transform.hpp"
+#include "search/tuner.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

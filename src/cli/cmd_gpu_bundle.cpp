@@ -1,14 +1,14 @@
 // cmd_gpu_bundle.cpp — `attune gpu-bundle DIR [SPEC...] [--target T]`: writes the CUDA kernels
 // attune generates, each with a self-contained checking and timing harness, for
-// scripts/gpu-check.sh to build and run on a machine with the GPU (attune/gpu_bundle.hpp).
+// scripts/gpu-check.sh to build and run on a machine with the GPU (codegen/gpu_bundle.hpp).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <memory>
 
-#include "attune/error.hpp"
-#include "attune/gpu_bundle.hpp"
-#include "attune/tensorize.hpp"
+#include "ir/error.hpp"
+#include "codegen/gpu_bundle.hpp"
+#include "schedule/tensorize.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

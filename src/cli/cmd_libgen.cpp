@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "attune/libgen.hpp"
+#include "libgen/libgen.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

@@ -6,12 +6,12 @@
 #include <iostream>
 #include <memory>
 
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
-#include "attune/loopnest.hpp"
-#include "attune/op.hpp"
-#include "attune/schedule.hpp"
-#include "attune/target.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
+#include "schedule/loopnest.hpp"
+#include "ir/op.hpp"
+#include "schedule/schedule.hpp"
+#include "hw/target.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

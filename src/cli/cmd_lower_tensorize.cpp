@@ -3,10 +3,10 @@
 // target's backend through lower(): CUDA source for cuda targets, tensorized C for cpu targets.
 #include <iostream>
 
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
-#include "attune/tensorize.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/tensorize.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <memory>
 
-#include "attune/mapping.hpp"
-#include "attune/op.hpp"
-#include "attune/target.hpp"
+#include "mapping/mapping.hpp"
+#include "ir/op.hpp"
+#include "hw/target.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

@@ -5,8 +5,8 @@
 
 #include <iostream>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

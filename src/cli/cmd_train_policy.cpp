@@ -1,5 +1,5 @@
 // cmd_train_policy.cpp — `attune train-policy --workloads FILE --out POLICY`: trains the RL
-// agent (attune/rl.hpp) on the ops of a workload file with the cost model's reward, printing
+// agent (search/rl.hpp) on the ops of a workload file with the cost model's reward, printing
 // progress, and saves the policy for `attune tune SPEC --strategy rl --policy POLICY`.
 //
 // --families and --skip choose the training ops (e.g. only the gemm and conv2d lines, minus a
@@ -14,9 +14,9 @@
 #include <sstream>
 #include <thread>
 
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
-#include "attune/target.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
+#include "hw/target.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

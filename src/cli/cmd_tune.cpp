@@ -7,11 +7,11 @@
 #include <iostream>
 #include <memory>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/codegen_vta.hpp"
-#include "attune/target.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "hw/target.hpp"
+#include "search/tuner.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

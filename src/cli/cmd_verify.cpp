@@ -14,11 +14,11 @@
 #include <optional>
 #include <random>
 
-#include "attune/actions.hpp"
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
-#include "attune/runtime.hpp"
-#include "attune/schedule.hpp"
+#include "schedule/actions.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
+#include "runtime/runtime.hpp"
+#include "schedule/schedule.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {

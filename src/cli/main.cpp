@@ -8,7 +8,7 @@
 #include <exception>
 #include <iostream>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "cli/cli_common.hpp"
 
 namespace {

@@ -1,10 +1,10 @@
-// c_safe.cpp — comments, string literals and names in generated source (attune/c_safe.hpp).
-#include "attune/c_safe.hpp"
+// c_safe.cpp — comments, string literals and names in generated source (codegen/c_safe.hpp).
+#include "codegen/c_safe.hpp"
 
 #include <cstdio>
 
-#include "attune/error.hpp"
-#include "attune/names.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
 
 namespace attune {
 

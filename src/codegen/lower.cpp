@@ -1,10 +1,10 @@
-// lower() (attune/codegen.hpp): a schedule onto the backend of its target.
-#include "attune/codegen.hpp"
+// lower() (codegen/codegen.hpp): a schedule onto the backend of its target.
+#include "codegen/codegen.hpp"
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/codegen_cuda.hpp"
-#include "attune/error.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

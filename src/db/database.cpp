@@ -3,7 +3,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "db/impl.hpp"
 #include "db/schema.hpp"
 

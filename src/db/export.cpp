@@ -3,7 +3,7 @@
 #include <cmath>
 #include <ostream>
 
-#include "attune/json_limits.hpp"
+#include "ir/json_limits.hpp"
 #include "db/impl.hpp"
 
 namespace attune {

@@ -1,8 +1,8 @@
-// The task hash: content_hash (attune/hash.hpp) over a task's spec and target.
+// The task hash: content_hash (ir/hash.hpp) over a task's spec and target.
 #include <string>
 #include <string_view>
 
-#include "attune/db.hpp"
+#include "db/db.hpp"
 
 namespace attune {
 

@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::db {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "attune/db.hpp"
+#include "db/db.hpp"
 #include "db/sqlite.hpp"
 
 namespace attune::db {

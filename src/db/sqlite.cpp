@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::db {
 

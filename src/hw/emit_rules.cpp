@@ -4,7 +4,7 @@
 // whose emit kind is listed here needs only a file; a new emit kind needs a backend too.
 #include <algorithm>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
 
 namespace attune::hw {

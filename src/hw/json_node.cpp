@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
 
 namespace attune::hw {
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "attune/target.hpp"
+#include "hw/target.hpp"
 #include "hw/json_node.hpp"
 
 namespace attune::hw {

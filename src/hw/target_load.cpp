@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <map>
 
-#include "attune/error.hpp"
-#include "attune/locations.hpp"
-#include "attune/target.hpp"
+#include "ir/error.hpp"
+#include "ir/locations.hpp"
+#include "hw/target.hpp"
 #include "hw/json_node.hpp"
 
 namespace attune {

@@ -3,7 +3,7 @@
 #include <set>
 #include <thread>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
 
 namespace attune::hw {

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
 
 namespace attune::hw {

@@ -1,6 +1,6 @@
 // buffer.cpp — Buffer (aligned typed host storage), deterministic random fill, make_buffers()
 // and compare().
-#include "attune/buffer.hpp"
+#include "ir/buffer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <new>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/names.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 
@@ -96,7 +96,7 @@ std::vector<std::string> workload_files(std::vector<std::string>& searched) {
   };
   if (const char* env = std::getenv("ATTUNE_WORKLOADS"); env && *env) add_place(env);
 #ifdef ATTUNE_SOURCE_DIR
-  add_place(std::string(ATTUNE_SOURCE_DIR) + "/../shared/workloads");
+  add_place(std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads");
 #endif
   return files;
 }

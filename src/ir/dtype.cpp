@@ -1,8 +1,8 @@
 // dtype.cpp — names, sizes and kinds of the element types an Op's tensors may hold.
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 

@@ -1,4 +1,4 @@
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 #include <sstream>
 

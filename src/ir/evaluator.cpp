@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
 
 namespace attune {
 

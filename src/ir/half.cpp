@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "attune/buffer.hpp"
+#include "ir/buffer.hpp"
 
 namespace attune {
 

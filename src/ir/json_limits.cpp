@@ -1,7 +1,7 @@
 // json_limits.cpp — parse_json_limited(): bound size and nesting, then let nlohmann parse.
-#include "attune/json_limits.hpp"
+#include "ir/json_limits.hpp"
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

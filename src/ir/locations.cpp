@@ -1,4 +1,4 @@
-// Where attune's run-time files are (attune/locations.hpp). The installed layout comes from
+// Where attune's run-time files are (ir/locations.hpp). The installed layout comes from
 // cmake/install.cmake as compile definitions of this file alone; the module this code is
 // linked into is found with dladdr on one of its own functions, so the same code finds an
 // installed tree from libattune.so in a program's process and from the attune executable.
@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "attune/error.hpp"
-#include "attune/locations.hpp"
+#include "ir/error.hpp"
+#include "ir/locations.hpp"
 
 #ifndef ATTUNE_SOURCE_DIR
 #define ATTUNE_SOURCE_DIR "."

@@ -1,6 +1,6 @@
-// names.cpp — the rules of attune/names.hpp: C identifiers, keywords, the names generated code
+// names.cpp — the rules of ir/names.hpp: C identifiers, keywords, the names generated code
 // uses itself, and op labels.
-#include "attune/names.hpp"
+#include "ir/names.hpp"
 
 #include <algorithm>
 #include <iterator>

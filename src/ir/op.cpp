@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "attune/hash.hpp"
+#include "ir/hash.hpp"
 
 namespace attune {
 

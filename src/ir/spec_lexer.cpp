@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::ir {
 

@@ -1,4 +1,4 @@
-// spec_lexer.hpp — tokens of the op spec language (see attune/op.hpp), with 1-based
+// spec_lexer.hpp — tokens of the op spec language (see ir/op.hpp), with 1-based
 // line:col positions so every parse error can say where it is. Used by spec_parser.cpp.
 #pragma once
 

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/names.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
+#include "ir/op.hpp"
 #include "extent_inference.hpp"
 #include "spec_lexer.hpp"
 

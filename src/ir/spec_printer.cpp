@@ -3,7 +3,7 @@
 // variable's extent.
 #include <string>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 #include "extent_inference.hpp"
 
 namespace attune {

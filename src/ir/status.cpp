@@ -1,4 +1,4 @@
-#include "attune/measure.hpp"
+#include "ir/measure.hpp"
 
 namespace attune {
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 

@@ -8,7 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "attune/tuner.hpp"
+#include "search/tuner.hpp"
 #include "libgen/library.hpp"
 
 namespace attune::libgen {

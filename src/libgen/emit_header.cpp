@@ -6,7 +6,7 @@
 // travels without attune's docs.
 #include <sstream>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 #include "libgen/library.hpp"
 
 namespace attune::libgen {

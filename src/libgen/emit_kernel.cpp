@@ -6,8 +6,8 @@
 #include <iomanip>
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 #include "libgen/library.hpp"
 
 namespace attune::libgen {

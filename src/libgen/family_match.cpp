@@ -1,7 +1,7 @@
 // family_match.cpp — recovers a task's template from its op (see family_match.hpp).
 #include "libgen/family_match.hpp"
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::libgen {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 #include "libgen/families.hpp"
 
 namespace attune::libgen {

@@ -10,14 +10,14 @@
 #include <filesystem>
 #include <set>
 
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/error.hpp"
-#include "attune/libgen.hpp"
-#include "attune/names.hpp"
-#include "attune/target.hpp"
-#include "attune/transform.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "ir/error.hpp"
+#include "libgen/libgen.hpp"
+#include "ir/names.hpp"
+#include "hw/target.hpp"
+#include "schedule/transform.hpp"
+#include "search/tuner.hpp"
 #include "libgen/library.hpp"
 #include "libgen/out_dir.hpp"
 

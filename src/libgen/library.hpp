@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "attune/c_safe.hpp"
-#include "attune/db.hpp"
-#include "attune/op.hpp"
+#include "codegen/c_safe.hpp"
+#include "db/db.hpp"
+#include "ir/op.hpp"
 #include "libgen/family_match.hpp"
 
 namespace attune::libgen {
@@ -57,7 +57,7 @@ std::string emit_readme(const Library& lib);            // README.md
 // Replaces every "@P@" by the library name and "@U@" by its macro prefix.
 std::string substitute(std::string text, const Library& lib);
 // Outside text (task names, record fields) reaches the generated files only through
-// attune/c_safe.hpp (comment_safe, c_comment_lines) or markdown_cell() below.
+// codegen/c_safe.hpp (comment_safe, c_comment_lines) or markdown_cell() below.
 // Text as one cell of a Markdown table: comment_safe() with '|' and '`' escaped.
 std::string markdown_cell(const std::string& text);
 

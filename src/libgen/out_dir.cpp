@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::libgen {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 
 namespace attune::mapping {
 

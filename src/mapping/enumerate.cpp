@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <map>
 
-#include "attune/mapping.hpp"
+#include "mapping/mapping.hpp"
 #include "mapping/match.hpp"
 
 namespace attune {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "attune/op.hpp"
-#include "attune/target.hpp"
+#include "ir/op.hpp"
+#include "hw/target.hpp"
 
 namespace attune::mapping {
 

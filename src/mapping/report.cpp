@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "attune/mapping.hpp"
+#include "mapping/mapping.hpp"
 
 namespace attune {
 

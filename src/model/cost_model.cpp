@@ -8,8 +8,8 @@
 #include <map>
 #include <numeric>
 
-#include "attune/cost_model.hpp"
-#include "attune/error.hpp"
+#include "model/cost_model.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <map>
 
-#include "attune/error.hpp"
-#include "attune/features.hpp"
+#include "ir/error.hpp"
+#include "model/features.hpp"
 
 namespace attune {
 

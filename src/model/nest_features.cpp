@@ -10,7 +10,7 @@
 #include <cmath>
 #include <map>
 
-#include "attune/features.hpp"
+#include "model/features.hpp"
 
 namespace attune {
 

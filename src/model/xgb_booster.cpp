@@ -1,11 +1,11 @@
-// The XGBoost C API behind attune/xgboost.hpp: handles owned, errors thrown, models as bytes.
+// The XGBoost C API behind model/xgboost.hpp: handles owned, errors thrown, models as bytes.
 #include <xgboost/c_api.h>
 
 #include <limits>
 #include <utility>
 
-#include "attune/error.hpp"
-#include "attune/xgboost.hpp"
+#include "ir/error.hpp"
+#include "model/xgboost.hpp"
 
 namespace attune::xgb {
 

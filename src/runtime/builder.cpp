@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "attune/error.hpp"
-#include "attune/runtime.hpp"
+#include "ir/error.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/subprocess.hpp"

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::runtime {
 

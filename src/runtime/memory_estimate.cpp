@@ -1,5 +1,5 @@
-// memory_estimate.cpp — attune/memory_estimate.hpp: the estimate, the limit, byte sizes.
-#include "attune/memory_estimate.hpp"
+// memory_estimate.cpp — runtime/memory_estimate.hpp: the estimate, the limit, byte sizes.
+#include "runtime/memory_estimate.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

@@ -6,7 +6,7 @@
 // the register file, which is exactly what a model cannot see before compiling.
 #include <sstream>
 
-#include "attune/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/subprocess.hpp"
 
 namespace attune {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::runtime {
 

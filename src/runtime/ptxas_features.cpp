@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "attune/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/subprocess.hpp"
 
 namespace attune {

@@ -16,11 +16,11 @@
 
 #include <fmt/format.h>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/locations.hpp"
-#include "attune/runtime.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "ir/evaluator.hpp"
+#include "ir/locations.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/subprocess.hpp"

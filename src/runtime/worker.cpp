@@ -13,11 +13,11 @@
 #include <cstring>
 #include <iostream>
 
-#include "attune/buffer.hpp"
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/op.hpp"
-#include "attune/runtime.hpp"
+#include "ir/buffer.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "ir/op.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/protocol.hpp"
 

@@ -1,4 +1,4 @@
-// The knobs each accelerator template declares (attune/schedule.hpp): the names a schedule's
+// The knobs each accelerator template declares (schedule/schedule.hpp): the names a schedule's
 // knobs may have, and their values when a schedule leaves them out.
 //
 // VTA: AutoTVM's conv2d/dense template (codegen_vta.hpp): the inner factors of the b, h, w,
@@ -6,8 +6,8 @@
 // has no tile_h or tile_w (its space offers none); they read as 1.
 #include <algorithm>
 
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune {
 

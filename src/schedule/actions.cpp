@@ -1,5 +1,5 @@
 // The candidate actions at a nest: the RL action space and the generator of random traces.
-#include "attune/actions.hpp"
+#include "schedule/actions.hpp"
 
 #include <map>
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::sched {
 

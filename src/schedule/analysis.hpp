@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attune/loopnest.hpp"
+#include "schedule/loopnest.hpp"
 
 namespace attune::sched {
 

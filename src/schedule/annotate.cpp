@@ -7,7 +7,7 @@
 //            (so a loop that carries a reduction is refused).
 // parallel:  serial loop, not inside or around another parallel loop, no carried dependence:
 //            each write to a buffer that outlives one iteration must separate the iterations.
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "schedule/transforms.hpp"
 

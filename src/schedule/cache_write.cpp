@@ -15,7 +15,7 @@
 // `at`; the buffer holds at most 1M elements; no cache_write below `at` already.
 #include <algorithm>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "schedule/transforms.hpp"
 

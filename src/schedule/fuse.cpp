@@ -5,7 +5,7 @@
 // Preconditions: the loop exists and its body is exactly one loop; neither is vectorized or
 // unrolled; no local buffer is allocated at the outer loop; the new name is free.
 // Typical use: fuse the outer spatial loops so that `parallel` has enough iterations.
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "schedule/transforms.hpp"
 

@@ -1,7 +1,7 @@
 // The loop-nest IR's constructors, look-ups and the initial nest of an Op.
-#include "attune/loopnest.hpp"
+#include "schedule/loopnest.hpp"
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

@@ -3,7 +3,7 @@
 // buffer shown where it is allocated.
 #include <sstream>
 
-#include "attune/loopnest.hpp"
+#include "schedule/loopnest.hpp"
 
 namespace attune {
 

@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <set>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "schedule/transforms.hpp"
 

@@ -1,4 +1,4 @@
-// The schedule codec (attune/schedule.hpp): the one place a schedule's JSON is written and read.
+// The schedule codec (schedule/schedule.hpp): the one place a schedule's JSON is written and read.
 //
 // Writing builds nlohmann values, whose dump() sorts keys: the field names and value types
 // below are what keeps the text of every recorded schedule byte for byte (a pack always has its
@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/schedule.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune {
 

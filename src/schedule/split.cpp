@@ -7,7 +7,7 @@
 // the guard `loop < extent` (the code generator emits it as a condition).
 #include <numeric>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "schedule/transforms.hpp"
 

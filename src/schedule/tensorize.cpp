@@ -1,15 +1,15 @@
-// tensorize: a valid mapping becomes a TensorizePlan (attune/tensorize.hpp).
+// tensorize: a valid mapping becomes a TensorizePlan (schedule/tensorize.hpp).
 //
 // Preconditions (tensorize_applicable): the mapping is valid; the intrinsic is GEMM-shaped,
 // i.e. two inputs, one reduction loop, one spatial loop absent from its first input (the
 // column j) and at most one spatial loop present in it (the row i); its emit kind is one some
 // backend implements. Everything else (guards, padding, staging) the backends handle.
-#include "attune/tensorize.hpp"
+#include "schedule/tensorize.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

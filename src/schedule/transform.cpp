@@ -1,12 +1,12 @@
 // The one table of transformation kinds: name, legality check and application. Every kind is
 // registered here explicitly; its machinery lives in its own file, its JSON fields in the
 // schedule codec (schedule_codec.cpp).
-#include "attune/transform.hpp"
+#include "schedule/transform.hpp"
 
 #include <cstdint>
 #include <vector>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "schedule/transforms.hpp"
 
 namespace attune {

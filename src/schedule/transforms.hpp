@@ -1,7 +1,7 @@
 // The per-kind entry points; transform.cpp keeps the one table that dispatches to them.
 #pragma once
 
-#include "attune/transform.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune::sched {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "attune/tuner.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

@@ -1,4 +1,4 @@
-// The arm bandit (attune/tuner.hpp, make_arm_bandit): how an armed space's budget is shared.
+// The arm bandit (search/tuner.hpp, make_arm_bandit): how an armed space's budget is shared.
 //
 // Each round's batch is dealt slot by slot. An arm not yet tried gets the next slot (in the
 // space's order, which ranks mappings by promise), so every arm is tried once before any is
@@ -19,8 +19,8 @@
 #include <map>
 #include <set>
 
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

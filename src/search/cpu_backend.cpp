@@ -2,9 +2,9 @@
 // process as the Runner.
 #include <algorithm>
 
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
-#include "attune/runtime.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
+#include "runtime/runtime.hpp"
 #include "search/engine.hpp"
 
 namespace attune::engine {

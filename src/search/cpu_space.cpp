@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attune/error.hpp"
-#include "attune/features.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "model/features.hpp"
+#include "search/tuner.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune {

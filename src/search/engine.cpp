@@ -14,7 +14,7 @@
 #include <climits>
 #include <optional>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "search/progress.hpp"
 
 namespace attune::engine {

@@ -23,10 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attune/artifact.hpp"
-#include "attune/db.hpp"
-#include "attune/measure.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/artifact.hpp"
+#include "db/db.hpp"
+#include "ir/measure.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::engine {
 

@@ -1,4 +1,4 @@
-// The mapping space (attune/tuner.hpp, make_mapping_space): AMOS's "mappings x schedules" as one
+// The mapping space (search/tuner.hpp, make_mapping_space): AMOS's "mappings x schedules" as one
 // armed space the tuning loop can search.
 //
 // Knobs, in order: "arm"; the CPU loop-nest space's knobs (used by arm 0 when it is there);
@@ -15,9 +15,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attune/error.hpp"
-#include "attune/tensorize.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "schedule/tensorize.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

@@ -19,8 +19,8 @@
 #include <optional>
 #include <set>
 
-#include "attune/db.hpp"
-#include "attune/error.hpp"
+#include "db/db.hpp"
+#include "ir/error.hpp"
 #include "search/annealing.hpp"
 #include "search/model_inputs.hpp"
 #include "search/strategies.hpp"

@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "attune/cost_model.hpp"
-#include "attune/features.hpp"
-#include "attune/tuner.hpp"
+#include "model/cost_model.hpp"
+#include "model/features.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

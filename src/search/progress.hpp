@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "attune/db.hpp"
-#include "attune/tuner.hpp"
+#include "db/db.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

@@ -1,12 +1,12 @@
-// rebuild_recorded (attune/tuner.hpp): the artifact a record measured, rebuilt and checked.
+// rebuild_recorded (search/tuner.hpp): the artifact a record measured, rebuilt and checked.
 //
 // Every later user of a tuned kernel (libgen, `attune best`, the benches, the demo, the C++ API)
 // rebuilds it from the record's trace. A kernel that comes out different from the one measured
 // (another vector width, other flags, a code generator that changed since) would hand the user
 // a kernel nobody timed, so the rebuilt source is compared with the hash tune() stored.
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

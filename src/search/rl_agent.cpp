@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <mutex>
 
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 

@@ -3,8 +3,8 @@
 // --strategy rl, `attune train-policy` and attune-rl-eval report it and the rest of attune,
 // which never touches the agent, builds and runs as usual. No Agent object can exist here, so
 // its other members are never reached.
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 

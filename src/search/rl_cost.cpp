@@ -3,7 +3,7 @@
 // It is a ranking device, not a predictor of absolute times, and it models only what the CPU
 // backend's output is known to depend on (codegen_cpu.hpp, shared/CPU-CODEGEN.md):
 //   - lanes: a vectorized innermost loop that the code generator's lowering makes vector code
-//     (mark_vector_loops, attune/lowering.hpp) runs at the target's lanes; otherwise `omp simd`
+//     (mark_vector_loops, codegen/lowering.hpp) runs at the target's lanes; otherwise `omp simd`
 //     (counted as 2 lanes). A serial
 //     innermost loop that carries no dependence and is contiguous is auto-vectorized by gcc -O3
 //     (counted as half the lanes).
@@ -24,8 +24,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attune/lowering.hpp"
-#include "attune/rl.hpp"
+#include "codegen/lowering.hpp"
+#include "search/rl.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune::rl {

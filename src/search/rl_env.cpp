@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 

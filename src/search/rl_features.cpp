@@ -25,7 +25,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attune/rl.hpp"
+#include "search/rl.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune::rl {

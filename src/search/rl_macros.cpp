@@ -9,9 +9,9 @@
 // expand to the same trace are offered once.
 #include <set>
 
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::rl {
 

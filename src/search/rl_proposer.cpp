@@ -29,10 +29,10 @@
 #include <cmath>
 #include <set>
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
-#include "attune/target.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
+#include "hw/target.hpp"
 #include "search/engine.hpp"
 
 namespace attune {

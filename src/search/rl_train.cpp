@@ -10,7 +10,7 @@
 #include <cmath>
 #include <deque>
 
-#include "attune/rl.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "attune/tuner.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

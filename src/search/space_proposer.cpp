@@ -6,7 +6,7 @@
 // space can read back (Space::config_from_record) and grows with every attempt of this run.
 #include <algorithm>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "search/engine.hpp"
 
 namespace attune::engine {

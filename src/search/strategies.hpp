@@ -1,7 +1,7 @@
 // Constructors of the built-in strategies; make_strategy() in strategy.cpp picks by name.
 #pragma once
 
-#include "attune/tuner.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

@@ -1,5 +1,5 @@
 // The table of strategies by name.
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "search/strategies.hpp"
 
 namespace attune {

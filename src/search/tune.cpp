@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <thread>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
-#include "attune/target.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
+#include "hw/target.hpp"
+#include "search/tuner.hpp"
 #include "search/engine.hpp"
 
 namespace attune {

@@ -9,8 +9,8 @@
 #include <optional>
 #include <thread>
 
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
 #include "search/engine.hpp"
 
 namespace attune::engine {

@@ -5,9 +5,9 @@
 // the knobs by name (schedule.hpp), which the database keys and lower() replays.
 #include <cmath>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 

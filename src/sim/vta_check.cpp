@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-#include "attune/vta_isa.hpp"
+#include "sim/vta_isa.hpp"
 
 namespace attune::vta_detail {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "attune/vta_program.hpp"
+#include "sim/vta_program.hpp"
 #include "vta_state.hpp"
 
 namespace attune::vta_detail {

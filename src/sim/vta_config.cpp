@@ -1,14 +1,14 @@
-// Loading and validating VTA config files (see attune/vta_config.hpp).
-#include "attune/vta_config.hpp"
+// Loading and validating VTA config files (see sim/vta_config.hpp).
+#include "sim/vta_config.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/locations.hpp"
-#include "attune/json_limits.hpp"
+#include "ir/error.hpp"
+#include "ir/locations.hpp"
+#include "ir/json_limits.hpp"
 
 namespace attune {
 

@@ -1,7 +1,7 @@
-// Human-readable listing of VTA instructions and micro-ops (see attune/vta_program.hpp).
+// Human-readable listing of VTA instructions and micro-ops (see sim/vta_program.hpp).
 #include <sstream>
 
-#include "attune/vta_program.hpp"
+#include "sim/vta_program.hpp"
 
 namespace attune {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "attune/vta_isa.hpp"
+#include "sim/vta_isa.hpp"
 #include "vta_state.hpp"
 
 namespace attune::vta_detail {

@@ -1,9 +1,9 @@
 // Encoding VTA instructions and micro-ops to their hardware words (layout in vta_isa.hpp).
-#include "attune/vta_isa.hpp"
+#include "sim/vta_isa.hpp"
 
 #include <sstream>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

@@ -1,9 +1,9 @@
-// The instruction builder and the DRAM image helper (see attune/vta_program.hpp).
+// The instruction builder and the DRAM image helper (see sim/vta_program.hpp).
 #include <cstring>
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/vta_program.hpp"
+#include "ir/error.hpp"
+#include "sim/vta_program.hpp"
 
 namespace attune {
 

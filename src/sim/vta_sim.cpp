@@ -1,4 +1,4 @@
-// run_vta: the three modules and their token queues (see attune/vta_sim.hpp).
+// run_vta: the three modules and their token queues (see sim/vta_sim.hpp).
 //
 // Event order: among the modules whose next instruction has every token it pops, the one that
 // can start earliest runs next (ties: load, compute, store). Start times therefore never go
@@ -12,7 +12,7 @@
 #include <limits>
 #include <sstream>
 
-#include "attune/vta_sim.hpp"
+#include "sim/vta_sim.hpp"
 #include "vta_check.hpp"
 #include "vta_exec.hpp"
 #include "vta_state.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "attune/vta_config.hpp"
-#include "attune/vta_sim.hpp"
+#include "sim/vta_config.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace attune::vta_detail {
 

@@ -1,4 +1,4 @@
-// The cycle model of VTA instructions (see vta_timing.hpp and attune/vta_config.hpp).
+// The cycle model of VTA instructions (see vta_timing.hpp and sim/vta_config.hpp).
 #include "vta_timing.hpp"
 
 #include <algorithm>

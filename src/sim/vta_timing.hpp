@@ -1,11 +1,11 @@
 // Internal to the VTA simulator: how long each instruction keeps its module busy.
-// Every constant comes from VtaConfig::timing (see attune/vta_config.hpp for the model).
+// Every constant comes from VtaConfig::timing (see sim/vta_config.hpp for the model).
 #pragma once
 
 #include <cstdint>
 
-#include "attune/vta_config.hpp"
-#include "attune/vta_isa.hpp"
+#include "sim/vta_config.hpp"
+#include "sim/vta_isa.hpp"
 
 namespace attune::vta_detail {
 

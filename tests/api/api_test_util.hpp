@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "attune/db.hpp"
-#include "attune/op.hpp"
-#include "attune/tuner.hpp"
+#include "db/db.hpp"
+#include "ir/op.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::test {
 

@@ -7,8 +7,8 @@
 #include "api/reference_check.hpp"
 #include "api_test_util.hpp"
 #include "attune/attune.hpp"
-#include "attune/buffer.hpp"
-#include "attune/evaluator.hpp"
+#include "ir/buffer.hpp"
+#include "ir/evaluator.hpp"
 #include "search/temp_dir.hpp"
 
 namespace attune {

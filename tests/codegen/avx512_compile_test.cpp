@@ -2,8 +2,8 @@
 // Code generation only: this host has AVX2, so nothing here runs them.
 #include <gtest/gtest.h>
 
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/tensorize.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "schedule/tensorize.hpp"
 #include "tool_util.hpp"
 
 namespace attune {

@@ -1,5 +1,5 @@
 // c_safe_test.cpp — outside text cannot inject code into what attune generates
-// (attune/c_safe.hpp): hostile labels, tensor names and traces, through every emitter. The
+// (codegen/c_safe.hpp): hostile labels, tensor names and traces, through every emitter. The
 // generated source is read the way a C compiler reads it (trigraphs, then line splices, then
 // comments and literals), and no attacker token may be left outside a comment.
 #include <gtest/gtest.h>
@@ -8,15 +8,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "attune/c_safe.hpp"
-#include "attune/codegen.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/codegen_cuda.hpp"
-#include "attune/error.hpp"
-#include "attune/gpu_bundle.hpp"
-#include "attune/tensorize.hpp"
-#include "attune/transform.hpp"
+#include "codegen/c_safe.hpp"
+#include "codegen/codegen.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "ir/error.hpp"
+#include "codegen/gpu_bundle.hpp"
+#include "schedule/tensorize.hpp"
+#include "schedule/transform.hpp"
 #include "c_source_reader.hpp"
 #include "tool_util.hpp"
 

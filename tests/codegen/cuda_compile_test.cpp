@@ -4,9 +4,9 @@
 // then /usr/local/cuda/bin). All kernels share one .cu file to keep nvcc's time down.
 #include <gtest/gtest.h>
 
-#include "attune/codegen_cuda.hpp"
-#include "attune/gpu_bundle.hpp"
-#include "attune/tensorize.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "codegen/gpu_bundle.hpp"
+#include "schedule/tensorize.hpp"
 #include "tool_util.hpp"
 
 namespace attune {

@@ -1,4 +1,4 @@
-// The GPU bundle's writer (attune/gpu_bundle.hpp), without a CUDA toolkit: for each plan a kernel
+// The GPU bundle's writer (codegen/gpu_bundle.hpp), without a CUDA toolkit: for each plan a kernel
 // file and a harness that includes it, and a manifest line. Bundles are generated when needed
 // (scripts/gpu-check.sh calls `attune gpu-bundle`), so this checks the generator, not a copy;
 // cuda_compile_test.cpp compiles a bundle where nvcc exists.
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/gpu_bundle.hpp"
-#include "attune/tensorize.hpp"
+#include "ir/error.hpp"
+#include "codegen/gpu_bundle.hpp"
+#include "schedule/tensorize.hpp"
 #include "tool_util.hpp"
 
 namespace attune {

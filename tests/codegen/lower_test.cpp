@@ -1,13 +1,13 @@
-// lower() (attune/codegen.hpp): each target kind and schedule shape reaches its backend with
+// lower() (codegen/codegen.hpp): each target kind and schedule shape reaches its backend with
 // the options every caller shares, and a schedule a backend cannot take is refused by name.
 #include <gtest/gtest.h>
 
-#include "attune/codegen.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/codegen_cuda.hpp"
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
+#include "codegen/codegen.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {

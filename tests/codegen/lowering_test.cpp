@@ -1,12 +1,12 @@
-// The CPU backend's lowering passes (attune/lowering.hpp), each on a nest built to need it and
+// The CPU backend's lowering passes (codegen/lowering.hpp), each on a nest built to need it and
 // on one that must be left alone, and the printer following what they decided.
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/lowering.hpp"
-#include "attune/transform.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "codegen/lowering.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune {
 namespace {

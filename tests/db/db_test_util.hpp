@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "attune/db.hpp"
+#include "db/db.hpp"
 
 namespace attune::testing {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <sstream>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "db_test_util.hpp"
 #include "unprivileged.hpp"
 

@@ -2,7 +2,7 @@
 #include <limits>
 #include <map>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "db_test_util.hpp"
 
 namespace attune {

@@ -8,12 +8,12 @@
 #include <random>
 #include <thread>
 
-#include "attune/actions.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/runtime.hpp"
-#include "attune/tuner.hpp"
+#include "schedule/actions.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "runtime/runtime.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 namespace {

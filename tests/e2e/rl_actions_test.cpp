@@ -12,10 +12,10 @@
 #include <random>
 #include <set>
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/rl.hpp"
-#include "attune/schedule.hpp"
-#include "attune/runtime.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "search/rl.hpp"
+#include "schedule/schedule.hpp"
+#include "runtime/runtime.hpp"
 
 namespace attune {
 namespace {

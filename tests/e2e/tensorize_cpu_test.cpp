@@ -7,9 +7,9 @@
 
 #include <random>
 
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/runtime.hpp"
-#include "attune/tensorize.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "runtime/runtime.hpp"
+#include "schedule/tensorize.hpp"
 
 namespace attune {
 namespace {
@@ -20,7 +20,7 @@ struct Family {
   bool none_valid = false;  // the access rule admits no mapping (checked, with its reason)
 };
 
-// The families of ../shared/workloads/cpu.txt, same template and parameters, smaller extents.
+// The families of bench/workloads/cpu.txt, same template and parameters, smaller extents.
 const Family kFamilies[] = {
     {"gemm", "gemm:M=9,N=19,K=7"},
     {"gemm_bias_relu", "gemm:M=5,N=12,K=6,epilogue=bias_relu"},

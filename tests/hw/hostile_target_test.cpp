@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/target.hpp"
+#include "ir/error.hpp"
+#include "hw/target.hpp"
 #include "unprivileged.hpp"
 
 namespace attune {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attune/error.hpp"
-#include "attune/target.hpp"
+#include "ir/error.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 namespace {

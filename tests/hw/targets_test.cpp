@@ -7,8 +7,8 @@
 
 #include <unistd.h>
 
-#include "attune/error.hpp"
-#include "attune/target.hpp"
+#include "ir/error.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 namespace {

@@ -2,8 +2,8 @@
 // evaluation, and the dtype helpers.
 #include <gtest/gtest.h>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "attune/buffer.hpp"
-#include "attune/error.hpp"
+#include "ir/buffer.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <functional>
 
-#include "attune/buffer.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
+#include "ir/buffer.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
 
 namespace attune {
 namespace {

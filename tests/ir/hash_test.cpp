@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "attune/hash.hpp"
+#include "ir/hash.hpp"
 
 namespace attune {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/names.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
 
 namespace attune {
 namespace {

@@ -1,4 +1,4 @@
-// Where attune finds its run-time files (attune/locations.hpp): the environment first, then an
+// Where attune finds its run-time files (ir/locations.hpp): the environment first, then an
 // installed tree around the module, then the build tree.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "attune/error.hpp"
-#include "attune/locations.hpp"
+#include "ir/error.hpp"
+#include "ir/locations.hpp"
 
 namespace attune {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {

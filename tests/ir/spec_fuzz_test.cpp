@@ -6,8 +6,8 @@
 #include <random>
 #include <regex>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {

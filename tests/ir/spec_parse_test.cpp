@@ -2,7 +2,7 @@
 // normalisation of index expressions, and the printer's canonical form.
 #include <gtest/gtest.h>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {

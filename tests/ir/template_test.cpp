@@ -3,8 +3,8 @@
 // with a message naming the template and the parameter.
 #include <gtest/gtest.h>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {

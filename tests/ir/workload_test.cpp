@@ -8,25 +8,15 @@
 
 #include <unistd.h>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kWorkloads = std::string(ATTUNE_SOURCE_DIR) + "/../shared/workloads/";
-
-// Used when the shared folder is not beside the checkout.
-const char* kEmbedded =
-    "# a few lines of cpu.txt and vta.txt\n"
-    "gemm_512        gemm  M=512  N=512  K=512\n"
-    "rn50_c1         conv2d  N=1 H=224 W=224 C=3   K=64  R=7 S=7 stride=2 pad=3 layout=NCHW\n"
-    "grp_1           conv2d  N=1 H=56 W=56 C=64 K=128 R=3 S=3 stride=2 pad=1 groups=4 layout=NHWC\n"
-    "t2d_1           conv2d_transpose  N=1 H=4  W=4  C=512 K=256 R=4 S=4 stride=2 pad=1 layout=NHWC\n"
-    "cap_1           conv2d_capsule    N=1 H=16 W=16 C=32 K=32 R=3 S=3 stride=2 pad=1 capsule=4 layout=NHWIJC\n"
-    "rn18_c3a    conv2d  N=1 H=56 W=56 C=64  K=128 R=3 S=3 stride=2 pad=1 dtype=int8\n";
+const std::string kWorkloads = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/";
 
 std::string temp_file(const std::string& name, const std::string& text) {
   fs::path p = fs::temp_directory_path() / ("attune_ir_test_" + std::to_string(::getpid()) + "_" + name);
@@ -36,9 +26,7 @@ std::string temp_file(const std::string& name, const std::string& text) {
 
 std::vector<std::string> workload_files() {
   std::vector<std::string> files;
-  for (const char* f : {"cpu.txt", "vta.txt"})
-    if (fs::exists(kWorkloads + f)) files.push_back(kWorkloads + f);
-  if (files.empty()) files.push_back(temp_file("embedded.txt", kEmbedded));
+  for (const char* f : {"cpu.txt", "vta.txt"}) files.push_back(kWorkloads + f);
   return files;
 }
 
@@ -57,7 +45,6 @@ TEST(Workloads, EveryLineRoundTrips) {
 }
 
 TEST(Workloads, VtaLinesAreInt8) {
-  if (!fs::exists(kWorkloads + "vta.txt")) GTEST_SKIP() << "no shared workloads";
   for (const Op& op : load_workload_file(kWorkloads + "vta.txt")) {
     EXPECT_EQ(op.tensors[0].dtype, DType::i8) << op.name;
     EXPECT_EQ(op.accum_dtype(), DType::i32) << op.name;
@@ -115,8 +102,7 @@ TEST(CliSpec, WorkloadNameFromEnvironment) {
   EXPECT_EQ(op.tensor("A").shape, (std::vector<std::int64_t>{3, 7}));
 }
 
-TEST(CliSpec, SharedWorkloadName) {
-  if (!fs::exists(kWorkloads + "cpu.txt")) GTEST_SKIP() << "no shared workloads";
+TEST(CliSpec, ProjectWorkloadName) {
   Op op = op_from_cli("rn50_c2_3x3");
   EXPECT_EQ(op.name, "rn50_c2_3x3");
   EXPECT_EQ(op.tensor("O").shape, (std::vector<std::int64_t>{1, 64, 56, 56}));

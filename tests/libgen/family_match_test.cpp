@@ -5,7 +5,7 @@
 
 #include <cctype>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 #include "libgen/family_match.hpp"
 
 namespace attune::libgen {

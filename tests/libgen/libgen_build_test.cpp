@@ -8,11 +8,11 @@
 
 #include <cstring>
 
-#include "attune/buffer.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/libgen.hpp"
-#include "attune/tuner.hpp"
+#include "ir/buffer.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
+#include "libgen/libgen.hpp"
+#include "search/tuner.hpp"
 #include "libgen/families.hpp"
 #include "libgen_test_util.hpp"
 

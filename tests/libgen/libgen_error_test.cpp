@@ -2,8 +2,8 @@
 // names the offending thing.
 #include <gtest/gtest.h>
 
-#include "attune/error.hpp"
-#include "attune/libgen.hpp"
+#include "ir/error.hpp"
+#include "libgen/libgen.hpp"
 #include "libgen_test_util.hpp"
 
 namespace attune {

@@ -3,7 +3,7 @@
 // warning-free, and that regenerating replaces stale kernels.
 #include <gtest/gtest.h>
 
-#include "attune/libgen.hpp"
+#include "libgen/libgen.hpp"
 #include "libgen_test_util.hpp"
 
 namespace attune {

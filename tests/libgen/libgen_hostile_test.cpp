@@ -3,7 +3,7 @@
 // read as a compiler reads it, holds no attacker token outside a comment.
 #include <gtest/gtest.h>
 
-#include "attune/libgen.hpp"
+#include "libgen/libgen.hpp"
 #include "c_source_reader.hpp"
 #include "libgen_test_util.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <stdlib.h>
 
-#include "attune/error.hpp"
-#include "attune/libgen.hpp"
+#include "ir/error.hpp"
+#include "libgen/libgen.hpp"
 #include "libgen_test_util.hpp"
 
 namespace attune {

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "attune/db.hpp"
-#include "attune/op.hpp"
-#include "attune/target.hpp"
-#include "attune/schedule.hpp"
-#include "attune/transform.hpp"
+#include "db/db.hpp"
+#include "ir/op.hpp"
+#include "hw/target.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune::testing {
 

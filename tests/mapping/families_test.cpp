@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "attune/error.hpp"
-#include "attune/mapping.hpp"
-#include "attune/target.hpp"
+#include "ir/error.hpp"
+#include "mapping/mapping.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "attune/mapping.hpp"
-#include "attune/target.hpp"
+#include "mapping/mapping.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 namespace {

@@ -1,8 +1,8 @@
 // report_test.cpp — JSON and table output, determinism.
 #include <gtest/gtest.h>
 
-#include "attune/mapping.hpp"
-#include "attune/target.hpp"
+#include "mapping/mapping.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "attune/cost_model.hpp"
-#include "attune/error.hpp"
+#include "model/cost_model.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {

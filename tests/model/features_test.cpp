@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attune/error.hpp"
-#include "attune/features.hpp"
-#include "attune/actions.hpp"
-#include "attune/transform.hpp"
+#include "ir/error.hpp"
+#include "model/features.hpp"
+#include "schedule/actions.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune {
 namespace {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "attune/artifact.hpp"
-#include "attune/op.hpp"
-#include "attune/runtime.hpp"
+#include "codegen/artifact.hpp"
+#include "ir/op.hpp"
+#include "runtime/runtime.hpp"
 
 namespace attune::test {
 

@@ -1,11 +1,11 @@
 // memory_estimate_test.cpp — the up-front memory estimate and limit of verify/tune
-// (attune/memory_estimate.hpp).
+// (runtime/memory_estimate.hpp).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
-#include "attune/error.hpp"
-#include "attune/memory_estimate.hpp"
+#include "ir/error.hpp"
+#include "runtime/memory_estimate.hpp"
 
 namespace attune {
 namespace {

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "attune/codegen_cuda.hpp"
-#include "attune/runtime.hpp"
-#include "attune/target.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "runtime/runtime.hpp"
+#include "hw/target.hpp"
 
 namespace attune {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "kernels.hpp"
 
 namespace attune::test {

@@ -1,8 +1,8 @@
 // Runner: every way a candidate can end maps to its status, and none of them hurts the caller.
 #include <gtest/gtest.h>
 
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
 #include "kernels.hpp"
 
 namespace attune::test {

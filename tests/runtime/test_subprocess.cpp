@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 #include "runtime/hash.hpp"
 #include "runtime/protocol.hpp"

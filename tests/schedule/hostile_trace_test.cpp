@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
-#include "attune/transform.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune {
 namespace {

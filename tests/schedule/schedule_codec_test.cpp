@@ -1,12 +1,12 @@
-// The schedule codec (attune/schedule.hpp): the text of every schedule shape attune has written
+// The schedule codec (schedule/schedule.hpp): the text of every schedule shape attune has written
 // reads back and writes out byte for byte (it is the database key and part of the hashed C),
 // and malformed text is refused with one line naming the field.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune {
 namespace {

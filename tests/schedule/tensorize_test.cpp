@@ -1,9 +1,9 @@
 // TensorizePlan: mapping choice, the reshaped dimensions, refusals with reasons, replaying a recorded step.
 #include <gtest/gtest.h>
 
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
-#include "attune/tensorize.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/tensorize.hpp"
 
 namespace attune {
 namespace {

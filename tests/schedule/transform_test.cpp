@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "attune/actions.hpp"
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
-#include "attune/transform.hpp"
+#include "schedule/actions.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune {
 namespace {

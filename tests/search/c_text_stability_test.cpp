@@ -14,11 +14,11 @@
 #include <random>
 #include <sstream>
 
-#include "attune/actions.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/error.hpp"
-#include "attune/hash.hpp"
-#include "attune/tuner.hpp"
+#include "schedule/actions.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "ir/error.hpp"
+#include "ir/hash.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 namespace {

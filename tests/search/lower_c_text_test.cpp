@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "attune/codegen.hpp"
-#include "attune/hash.hpp"
-#include "attune/schedule.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/hash.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune {
 namespace {

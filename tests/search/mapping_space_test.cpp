@@ -9,10 +9,10 @@
 #include <map>
 #include <set>
 
-#include "attune/codegen.hpp"
-#include "attune/db.hpp"
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen.hpp"
+#include "db/db.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {

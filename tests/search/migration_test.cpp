@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <set>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/runtime.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "runtime/runtime.hpp"
+#include "search/tuner.hpp"
 #include "quick_tune.hpp"
 #include "temp_dir.hpp"
 

@@ -7,11 +7,11 @@
 
 #include <filesystem>
 
-#include "attune/cost_model.hpp"
-#include "attune/db.hpp"
-#include "attune/error.hpp"
-#include "attune/features.hpp"
-#include "attune/tuner.hpp"
+#include "model/cost_model.hpp"
+#include "db/db.hpp"
+#include "ir/error.hpp"
+#include "model/features.hpp"
+#include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {

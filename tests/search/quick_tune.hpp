@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "attune/tuner.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::test {
 

@@ -4,10 +4,10 @@
 // kernel 4x slower than the one tuned; these tests pin that down without timing anything.
 #include <gtest/gtest.h>
 
-#include "attune/codegen.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 #include "quick_tune.hpp"
 #include "temp_dir.hpp"
 

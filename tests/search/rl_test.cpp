@@ -1,4 +1,4 @@
-// The RL agent (attune/rl.hpp): action masking, the replay buffer, the max-reward target, policy
+// The RL agent (search/rl.hpp): action masking, the replay buffer, the max-reward target, policy
 // files, the cost model's ordering of schedules, and a tiny training run. Rewards come from the
 // deterministic cost model; nothing is timed.
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <functional>
 
-#include "attune/error.hpp"
-#include "attune/rl.hpp"
-#include "attune/schedule.hpp"
+#include "ir/error.hpp"
+#include "search/rl.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune::rl {
 namespace {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 namespace {

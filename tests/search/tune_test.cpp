@@ -12,8 +12,8 @@
 #include <set>
 #include <thread>
 
-#include "attune/db.hpp"
-#include "attune/tuner.hpp"
+#include "db/db.hpp"
+#include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {

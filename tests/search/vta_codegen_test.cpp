@@ -3,8 +3,8 @@
 // with its message, the runtime hazard, and the hidden features.
 #include <gtest/gtest.h>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {

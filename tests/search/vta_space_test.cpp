@@ -1,14 +1,14 @@
 // The VTA knob space (make_vta_space), its trace JSON, the tuning loop on the vta target, the
-// space statistics, and every layer of shared/workloads/vta.txt run bit-exact with one schedule.
+// space statistics, and every layer of bench/workloads/vta.txt run bit-exact with one schedule.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <random>
 
-#include "attune/codegen.hpp"
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
-#include "attune/tuner.hpp"
+#include "codegen/codegen.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 namespace {
@@ -121,7 +121,7 @@ TEST(VtaSpaceStats, CountsEveryConfigOnce) {
 // Each layer VTA's ResNet-18 tutorial offloads (and the int8 GEMM): one schedule found by a
 // short random walk over the space runs bit-exact against the reference evaluator.
 TEST(VtaWorkloads, EveryLayerRunsBitExact) {
-  const std::string path = std::string(ATTUNE_SOURCE_DIR) + "/../shared/workloads/vta.txt";
+  const std::string path = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/vta.txt";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
   const VtaConfig cfg = default_vta_config();
   for (const Op& op : load_workload_file(path)) {

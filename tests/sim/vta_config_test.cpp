@@ -1,8 +1,8 @@
 // Config files: the shipped targets, and errors that name the file and the field.
 #include <gtest/gtest.h>
 
-#include "attune/error.hpp"
-#include "attune/vta_config.hpp"
+#include "ir/error.hpp"
+#include "sim/vta_config.hpp"
 
 namespace attune {
 namespace {

@@ -2,7 +2,7 @@
 // message, and the instructions after it do not run.
 #include <gtest/gtest.h>
 
-#include "attune/vta_sim.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace attune {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "attune/vta_sim.hpp"
+#include "sim/vta_sim.hpp"
 #include "sim/vta_gemm_program.hpp"
 
 namespace attune {

@@ -6,7 +6,7 @@
 #include <map>
 #include <random>
 
-#include "attune/vta_sim.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace attune {
 namespace {

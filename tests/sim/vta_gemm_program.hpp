@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "attune/vta_sim.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace attune::test {
 

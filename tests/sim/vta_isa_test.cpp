@@ -3,8 +3,8 @@
 
 #include <random>
 
-#include "attune/error.hpp"
-#include "attune/vta_program.hpp"
+#include "ir/error.hpp"
+#include "sim/vta_program.hpp"
 
 namespace attune {
 namespace {

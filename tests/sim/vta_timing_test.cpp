@@ -1,7 +1,7 @@
 // Timing: the cycle model's arithmetic, its monotonicity, and load/compute overlap via tokens.
 #include <gtest/gtest.h>
 
-#include "attune/vta_sim.hpp"
+#include "sim/vta_sim.hpp"
 #include "sim/vta_gemm_program.hpp"
 
 namespace attune {

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "attune/c_safe.hpp"
-#include "attune/error.hpp"
-#include "attune/lowering.hpp"
+#include "codegen/c_safe.hpp"
+#include "ir/error.hpp"
+#include "codegen/lowering.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune::cgen {

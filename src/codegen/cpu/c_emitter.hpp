@@ -1,5 +1,5 @@
 // The C printer's shared state: names, constants of unrolled copies, output. It prints a nest
-// that the lowering passes (attune/lowering.hpp) have decided: which loops are vector code,
+// that the lowering passes (codegen/lowering.hpp) have decided: which loops are vector code,
 // stepped or split, which buffers live in registers. c_emitter.cpp prints loops and scalar
 // statements; c_vector.cpp vector loops and promoted buffers.
 #pragma once
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "attune/codegen_cpu.hpp"
-#include "attune/loopnest.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "schedule/loopnest.hpp"
 #include "codegen/cpu/range_env.hpp"
 #include "schedule/analysis.hpp"
 

@@ -3,8 +3,8 @@
 // statement per statement of the loop, or, for a scatter, a vector read stored lane by lane.
 #include <algorithm>
 
-#include "attune/c_safe.hpp"
-#include "attune/error.hpp"
+#include "codegen/c_safe.hpp"
+#include "ir/error.hpp"
 #include "codegen/cpu/c_emitter.hpp"
 #include "codegen/cpu/vector_rules.hpp"
 

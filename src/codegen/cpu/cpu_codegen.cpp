@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <sstream>
 
-#include "attune/c_safe.hpp"
-#include "attune/codegen_cpu.hpp"
-#include "attune/error.hpp"
-#include "attune/lowering.hpp"
+#include "codegen/c_safe.hpp"
+#include "codegen/codegen_cpu.hpp"
+#include "ir/error.hpp"
+#include "codegen/lowering.hpp"
 #include "codegen/cpu/c_emitter.hpp"
 
 namespace attune {
@@ -56,7 +56,7 @@ Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   cgen::CEmitter emitter(lowered, options);
   const std::string body = emitter.function_body();
 
-  // Everything in the header comment goes through c_comment_lines (attune/c_safe.hpp): the
+  // Everything in the header comment goes through c_comment_lines (codegen/c_safe.hpp): the
   // label, the trace and the spec are outside text.
   std::ostringstream os;
   os << "/* attune kernel: " << comment_safe(nest.op.name.empty() ? "op" : nest.op.name) << "\n *\n";

@@ -1,5 +1,5 @@
-// The CPU backend's list of lowering passes (attune/lowering.hpp), in the order they run.
-#include "attune/lowering.hpp"
+// The CPU backend's list of lowering passes (codegen/lowering.hpp), in the order they run.
+#include "codegen/lowering.hpp"
 
 namespace attune {
 

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <set>
 
-#include "attune/lowering.hpp"
+#include "codegen/lowering.hpp"
 #include "codegen/cpu/vector_rules.hpp"
 
 namespace attune {

@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "attune/lowering.hpp"
+#include "codegen/lowering.hpp"
 #include "codegen/cpu/range_env.hpp"
 
 namespace attune {

@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "attune/lowering.hpp"
+#include "codegen/lowering.hpp"
 
 namespace attune {
 

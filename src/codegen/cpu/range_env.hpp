@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "attune/loopnest.hpp"
+#include "schedule/loopnest.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune::cgen {

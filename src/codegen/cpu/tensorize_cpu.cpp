@@ -1,16 +1,16 @@
-// The CPU tensorizing emitter (attune/codegen_cpu_tensorize.hpp). The kernel follows the plan's
+// The CPU tensorizing emitter (codegen/codegen_cpu_tensorize.hpp). The kernel follows the plan's
 // shape: (optionally parallel) over (outer spatial point, block of `rows` fused rows), then
 // blocks of `cols` column tiles of `lanes`, rows x cols register accumulators over every
 // reduction, and guarded lane stores. The block loops are constant-trip C loops that gcc -O3
 // unrolls, so the accumulators stay in registers (the search bounds rows x cols to fit them).
-#include "attune/codegen_cpu_tensorize.hpp"
-#include "attune/codegen_cpu.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
+#include "codegen/codegen_cpu.hpp"
 
 #include <sstream>
 
-#include "attune/c_safe.hpp"
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
+#include "codegen/c_safe.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
 

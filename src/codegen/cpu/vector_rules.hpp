@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attune/loopnest.hpp"
+#include "schedule/loopnest.hpp"
 
 namespace attune::cgen {
 

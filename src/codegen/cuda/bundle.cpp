@@ -1,11 +1,11 @@
-// Writing the GPU bundle folder (attune/gpu_bundle.hpp).
+// Writing the GPU bundle folder (codegen/gpu_bundle.hpp).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
-#include "attune/codegen_cuda.hpp"
-#include "attune/error.hpp"
-#include "attune/gpu_bundle.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "ir/error.hpp"
+#include "codegen/gpu_bundle.hpp"
 
 namespace attune {
 

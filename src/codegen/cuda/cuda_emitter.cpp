@@ -1,15 +1,15 @@
-// The CUDA tensorizing emitter (attune/codegen_cuda.hpp): block tiling, shared-memory staging
+// The CUDA tensorizing emitter (codegen/codegen_cuda.hpp): block tiling, shared-memory staging
 // and the two Tensor Core spellings (inline-PTX mma.sync, nvcuda::wmma).
-#include "attune/codegen_cuda.hpp"
+#include "codegen/codegen_cuda.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <sstream>
 
-#include "attune/c_safe.hpp"
-#include "attune/error.hpp"
-#include "attune/schedule.hpp"
-#include "attune/names.hpp"
+#include "codegen/c_safe.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
+#include "ir/names.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"

@@ -1,13 +1,13 @@
-// The GPU bundle's host harness (attune/gpu_bundle.hpp): one self-contained .cu per kernel that
+// The GPU bundle's host harness (codegen/gpu_bundle.hpp): one self-contained .cu per kernel that
 // checks it against a reference loop generated from the op spec and times it beside the vendor
 // library. Only the CUDA toolkit is needed to build it (cuDNN optionally).
 #include <sstream>
 
-#include "attune/c_safe.hpp"
-#include "attune/codegen_cuda.hpp"
-#include "attune/error.hpp"
-#include "attune/names.hpp"
-#include "attune/gpu_bundle.hpp"
+#include "codegen/c_safe.hpp"
+#include "codegen/codegen_cuda.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
+#include "codegen/gpu_bundle.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/cuda/vendor_match.hpp"
 #include "codegen/tensorize/index_c.hpp"
@@ -85,7 +85,7 @@ class Harness {
   Harness(const TensorizePlan& p, std::string id) : p_(p), op_(p.op), id_(std::move(id)) {}
 
   std::string source(const std::string& kernel_file) {
-    os_ << "// attune GPU check harness for " << id_ << " (generated; see include/attune/gpu_bundle.hpp)\n";
+    os_ << "// attune GPU check harness for " << id_ << " (generated; see src/codegen/gpu_bundle.hpp)\n";
     os_ << kPrelude << "\n#include \"" << kernel_file << "\"\n\n";
     reference();
     main_fn();

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 
 namespace attune::cuda {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attune/op.hpp"
+#include "ir/op.hpp"
 
 namespace attune::tgen {
 

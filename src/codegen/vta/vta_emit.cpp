@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <array>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "vta_plan.hpp"
 
 namespace attune {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 #include "vta_plan.hpp"
 
 namespace attune {

@@ -10,7 +10,7 @@
 
 #include <sstream>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune::vta_detail {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "attune/codegen_vta.hpp"
+#include "codegen/codegen_vta.hpp"
 
 namespace attune::vta_detail {
 

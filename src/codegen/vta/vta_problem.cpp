@@ -4,8 +4,8 @@
 // the op's accesses (not its label), so a hand-written spec of the same computation works too.
 #include <algorithm>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 

@@ -2,9 +2,9 @@
 // against the reference evaluator.
 #include <chrono>
 
-#include "attune/codegen_vta.hpp"
-#include "attune/error.hpp"
-#include "attune/evaluator.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
 
 namespace attune {
 

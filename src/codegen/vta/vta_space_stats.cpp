@@ -5,7 +5,7 @@
 // independent, so they are spread over the machine's cores.
 //
 // Against the published sweeps (72-91% invalid on ResNet-18 layers with the stock template):
-// on the default config every config of each shared/workloads/vta.txt layer gives 37-49% invalid
+// on the default config every config of each bench/workloads/vta.txt layer gives 37-49% invalid
 // for the 56/28/14-pixel layers and 59-71% for the 7x7 ones (27% for the GEMM). The causes are
 // the published ones - a virtual-thread split that does not divide its loop (27-54%, the
 // largest), tiles too big for the 32 KB input / 256 KB weight / 128 KB accumulator buffers
@@ -26,7 +26,7 @@
 #include <sstream>
 #include <thread>
 
-#include "attune/codegen_vta.hpp"
+#include "codegen/codegen_vta.hpp"
 
 namespace attune {
 

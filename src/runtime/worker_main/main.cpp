@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "attune/runtime.hpp"
+#include "runtime/runtime.hpp"
 
 int main(int argc, char** argv) {
   const int rc = attune::worker_main(argc, argv);

@@ -1,0 +1,179 @@
+// db/db.hpp — the tuning database: every attempt, its trace, status, timings and features.
+//
+// One SQLite file (by default `attune.db`; the CLI chooses it with --db) holds
+//   tasks    one row per (canonical spec, target); `hash` is content_hash of the pair, unique
+//   records  one row per measured candidate, committed the moment it is inserted
+//   models   cost-model blobs (validity V, performance P / A), per target, for later stages
+//   meta     schema_version
+// Each insert is its own transaction in WAL mode with synchronous=FULL, so a tuning process
+// killed at any instant (even SIGKILL) loses no record whose insert had returned.
+//
+// Opening never damages a file it does not understand: a path that is not an SQLite file, or
+// an SQLite file with tables but no attune `meta`, raises attune::Error and is left byte for
+// byte as it was. Every error names the path. A Database owns one connection; use it from one
+// thread at a time (open another Database for another thread or process).
+//
+// Tests: tests/db/.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/hash.hpp"
+#include "ir/measure.hpp"
+
+namespace attune {
+
+inline constexpr int kDbSchemaVersion = 1;
+
+enum class OpenMode {
+  read_write_create,  // create the file and schema when missing
+  read_only,          // the file must exist and be an attune database; nothing is written
+};
+
+struct TaskInfo {
+  std::int64_t id = 0;
+  std::string name;    // a label ("gemm_512"); the first name a task was created with
+  std::string spec;    // canonical spec text (canonical_spec(op))
+  std::string target;  // target name
+  std::string hash;    // task_hash(spec, target)
+  std::string created_at;
+};
+
+// One measured candidate. `id` and, when left empty, `created_at` are filled by insert().
+struct Record {
+  std::int64_t id = 0;
+  std::int64_t task_id = 0;
+  std::string trace;        // the schedule trace as JSON text (must parse as JSON)
+  std::string trace_hash;   // the caller's hash of the trace; what resume looks up
+  Status status = Status::ok;
+  std::string error;        // empty when ok
+  std::vector<double> times_s;  // every timed repeat, in order
+  double median_s = 0;
+  double max_rel_error = 0;
+  double compile_s = 0;
+  nlohmann::json features;         // visible (pre-compile) features; null when none
+  nlohmann::json hidden_features;  // read from the compiled artifact; null when none
+  std::string compiler;            // e.g. "gcc 12.2.0"
+  std::vector<std::string> flags;  // compiler flags
+  std::string strategy;            // "random", "evolutionary", ...
+  std::uint64_t seed = 0;          // the search seed, so the record can be replayed
+  std::int64_t trial = 0;          // trial index within the tuning run
+  std::string created_at;          // ISO-8601 UTC, "2025-01-31T12:34:56.789Z"
+
+  // Copies status, error, timings and rel. error from a runner result, and back.
+  void set_measurement(const Measurement& m);
+  Measurement measurement() const;
+  bool ok() const { return status == Status::ok; }
+};
+
+// Record::strategy of a re-measurement of a trace already in the database (tune's
+// confirmation of its top candidates); features["confirms"] holds the record it re-measures.
+inline constexpr const char* kConfirmStrategy = "confirm";
+
+// The ok records of one trace, in insertion order: its own measurement and any confirmations.
+struct TraceMeasurements {
+  std::vector<Record> ok;
+  int confirmations = 0;  // of which strategy kConfirmStrategy
+  // The trace's own (first, non-confirmation) record; nullptr when only confirmations are ok.
+  const Record* own() const;
+};
+
+struct TaskCounts {
+  std::int64_t trials = 0;      // records of the task, confirmations not counted
+  std::int64_t valid = 0;       // of which status ok
+  std::int64_t next_trial = 0;  // 1 + the largest trial index so far (0 when none)
+};
+
+// One point of the tuning curve, per record in insertion order.
+struct HistoryPoint {
+  std::int64_t record_id = 0;
+  std::int64_t trial = 0;
+  Status status = Status::ok;
+  double median_s = 0;                 // this record's (0 unless ok)
+  std::optional<double> best_s;        // best ok median up to and including this record
+  std::int64_t best_record_id = 0;     // the record holding best_s (0 when none)
+};
+
+struct ModelBlob {
+  std::int64_t id = 0;
+  std::string target;
+  std::string kind;  // "V" (validity), "P" (static performance), "A" (post-compile), ...
+  std::string blob;  // raw bytes (XGBoost's saved model)
+  std::string created_at;
+};
+
+class Database {
+ public:
+  // Errors (all attune::Error, message starting with the path):
+  //   "PATH: no database at PATH"                              (read_only, file missing)
+  //   "PATH: cannot create: directory DIR does not exist"
+  //   "PATH: cannot open: permission denied"
+  //   "PATH: not an attune database (file is not a database)"  (garbage bytes)
+  //   "PATH: not an attune database (it has tables x, y and no attune meta table)"
+  //   "PATH: unsupported schema_version N (this attune reads 1)"
+  // The path ":memory:" opens a private in-memory database (read_write_create only).
+  static Database open(const std::string& path, OpenMode mode = OpenMode::read_write_create);
+
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+  ~Database();
+
+  const std::string& path() const;
+  bool read_only() const;
+
+  // ---- tasks ----
+  // The existing task with the same (spec, target), else a new one named `name`.
+  TaskInfo get_or_create_task(const std::string& name, const std::string& spec,
+                              const std::string& target);
+  std::optional<TaskInfo> find_task(const std::string& spec, const std::string& target) const;
+  std::optional<TaskInfo> task(std::int64_t task_id) const;
+  std::vector<TaskInfo> tasks() const;  // by id
+
+  // ---- records ----
+  // Commits `r` (one transaction) and returns its id. Throws Error for an unknown task_id or
+  // a trace that is not JSON.
+  std::int64_t insert(const Record& r);
+  bool has_trace(std::int64_t task_id, const std::string& trace_hash) const;
+  std::set<std::string> known_trace_hashes(std::int64_t task_id) const;
+  TaskCounts counts(std::int64_t task_id) const;
+  // The best verified schedule, as one of its ok records; nullopt when none is ok. A trace
+  // measured more than once (re-measured by a confirmation, strategy kConfirmStrategy) counts
+  // the upper median of its measurements, and once a task has confirmations only confirmed
+  // traces compete: a single lucky timing cannot win. Without confirmations: the ok record with
+  // the lowest median (ties: the earliest).
+  std::optional<Record> best(std::int64_t task_id) const;
+  // The task's ok records grouped by trace, traces in the order of their first ok record.
+  std::vector<TraceMeasurements> measurements_by_trace(std::int64_t task_id) const;
+  std::vector<HistoryPoint> history(std::int64_t task_id) const;
+  std::vector<Record> records(std::int64_t task_id) const;  // insertion order
+  std::optional<Record> record(std::int64_t record_id) const;
+
+  // ---- cost models ----
+  std::int64_t save_model(const std::string& target, const std::string& kind,
+                          const std::string& blob);
+  std::optional<ModelBlob> latest_model(const std::string& target, const std::string& kind) const;
+
+  // Every record as one JSON object per line, by id, with its task's name, spec and target.
+  void export_jsonl(std::ostream& out) const;
+
+ private:
+  struct Impl;
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The hash that identifies a task: content_hash over spec and target, length-delimited.
+std::string task_hash(std::string_view spec, std::string_view target);
+// Now, as ISO-8601 UTC with milliseconds: "2025-01-31T12:34:56.789Z".
+std::string utc_now_iso8601();
+
+}  // namespace attune

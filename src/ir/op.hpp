@@ -1,0 +1,175 @@
+// ir/op.hpp — tensor computations (the first stage of the pipeline).
+//
+// An Op is one einsum-like contraction:
+//
+//   output[idx] (+)= product of inputs[idx]     then an optional epilogue (bias add, relu)
+//
+// over named iteration variables. Every index is an affine expression of the variables
+// (`p*2 + r - 1`), optionally divided exactly by a constant (`(h + 1 - r)/2`, used by
+// transposed convolutions: a non-integer quotient reads as zero). Reads outside a tensor's
+// bounds are zero (padding). Variables that index the output are spatial; the others are
+// reductions. The text form is parsed by parse_spec() and printed by print_spec(); the
+// reference evaluator (evaluator.hpp) computes any Op directly and is the oracle for every
+// correctness check.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attune {
+
+enum class DType : std::uint8_t { f32, f16, i8, u8, i32 };
+
+std::string_view dtype_name(DType t);
+// Throws attune::Error for an unknown name. Accepts f32/float32, f16/float16, i8/int8, u8/uint8,
+// i32/int32.
+DType parse_dtype(std::string_view name);
+std::size_t dtype_size(DType t);
+bool is_float(DType t);
+
+// sum(coeff * var) + constant, optionally divided exactly by `divisor` (> 0).
+// Terms keep no zero coefficients and no duplicate variables; their order is the order in which
+// the variables were written (it only matters for printing).
+struct AffineExpr {
+  std::vector<std::pair<std::string, std::int64_t>> terms;
+  std::int64_t constant = 0;
+  std::int64_t divisor = 1;
+
+  static AffineExpr var(std::string name, std::int64_t coeff = 1);
+  static AffineExpr constant_of(std::int64_t c);
+
+  std::int64_t coeff(std::string_view v) const;  // 0 when absent
+  bool uses(std::string_view v) const { return coeff(v) != 0; }
+  bool is_constant() const { return terms.empty(); }
+  // The single variable of `1*v + 0` with divisor 1, if that is what this is.
+  std::optional<std::string> as_single_var() const;
+
+  AffineExpr& add_term(const std::string& v, std::int64_t c);  // merges, drops zeros
+  AffineExpr operator+(const AffineExpr& o) const;              // both must have divisor 1
+  AffineExpr operator*(std::int64_t k) const;                   // divisor must be 1
+  // Replace variable v by expression e (e must have divisor 1).
+  AffineExpr substitute(std::string_view v, const AffineExpr& e) const;
+
+  // Evaluate with a value per variable. Returns nullopt when the division is not exact.
+  template <class Lookup>
+  std::optional<std::int64_t> eval(Lookup&& value_of) const {
+    std::int64_t s = constant;
+    for (const auto& [v, c] : terms) s += c * value_of(v);
+    if (divisor == 1) return s;
+    if (s % divisor != 0) return std::nullopt;
+    return s / divisor;
+  }
+
+  std::string str() const;  // "p*2 + r - 1", "(h + 1 - r)/2"
+  bool operator==(const AffineExpr& o) const;  // order-insensitive on terms
+};
+
+struct Tensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::f32;
+  std::int64_t numel() const;
+  bool operator==(const Tensor&) const = default;
+};
+
+struct Access {
+  std::string tensor;
+  std::vector<AffineExpr> index;
+  std::string str() const;  // "I[n, p*2 + r - 1, c]"
+  bool operator==(const Access&) const = default;
+};
+
+struct IterVar {
+  std::string name;
+  std::int64_t extent = 0;
+  bool reduction = false;
+  bool operator==(const IterVar&) const = default;
+};
+
+// Applied to each output element after the reduction: out = relu(out + bias[...]).
+struct Epilogue {
+  std::optional<Access> bias;
+  bool relu = false;
+  bool empty() const { return !bias && !relu; }
+  bool operator==(const Epilogue&) const = default;
+};
+
+struct Op {
+  std::string name;              // a label ("gemm_512"); not part of the computation
+  std::vector<Tensor> tensors;   // in declaration order; kernels take buffers in this order
+  Access output;                 // written with +=, starting from zero
+  std::vector<Access> inputs;    // multiplied together (one or more)
+  std::vector<IterVar> vars;     // spatial variables in output order, then reductions
+  Epilogue epilogue;
+
+  const Tensor& tensor(std::string_view name) const;  // throws Error when absent
+  int tensor_index(std::string_view name) const;      // -1 when absent
+  const IterVar& var(std::string_view name) const;    // throws Error when absent
+  bool is_reduction(std::string_view var) const;
+  std::vector<std::string> spatial_vars() const;
+  std::vector<std::string> reduction_vars() const;
+  // Names of the tensors read (inputs and bias), in declaration order, without duplicates.
+  std::vector<std::string> input_tensors() const;
+  DType accum_dtype() const { return tensor(output.tensor).dtype; }
+
+  // Multiply-adds in the iteration domain (product of extents) and 2x that as "flops";
+  // the same count every GFLOP/s figure in attune uses.
+  std::int64_t macs() const;
+  double flops() const { return 2.0 * static_cast<double>(macs()); }
+
+  bool operator==(const Op&) const = default;  // compares the computation and the name
+};
+
+// ---- text form -------------------------------------------------------------------------
+//
+//   op conv2d_s2                        # optional label
+//   tensor I[1, 56, 56, 64] f32
+//   tensor W[3, 3, 64, 128] f32
+//   tensor O[1, 28, 28, 128] f32
+//   var g < 4                           # only for variables whose extent cannot be inferred
+//   O[n, p, q, k] += I[n, p*2 + r - 1, q*2 + s - 1, c] * W[r, s, c, k]
+//   epilogue bias Bias[k]
+//   epilogue relu
+//
+// Statements are separated by newlines or ';'. '#' starts a comment. A variable's extent is
+// inferred from any tensor dimension it indexes alone. Every malformed input raises
+// attune::Error whose message starts with "line:col: ".
+Op parse_spec(std::string_view text);
+std::string print_spec(const Op& op);  // parse_spec(print_spec(x)) == x
+
+// ---- templates ---------------------------------------------------------------------------
+struct TemplateParam {
+  std::string name;
+  std::string default_value;  // empty: required
+  std::string help;
+};
+struct TemplateInfo {
+  std::string name;  // "conv2d"
+  std::string summary;
+  std::vector<TemplateParam> params;
+};
+const std::vector<TemplateInfo>& list_templates();
+// Throws Error naming the template and the parameter for unknown names, missing or bad values.
+Op instantiate_template(std::string_view name, const std::map<std::string, std::string>& params);
+
+// What the CLI accepts as SPEC, tried in this order:
+//   a workload line      "gemm_512  gemm  M=512 N=512 K=512"
+//   a template call      "conv2d:N=1,H=56,...,layout=NHWC"  (or "gemm M=4 N=4 K=4")
+//   a raw spec           "tensor A[4,4] f32; ...; C[m,n] += A[m,k] * B[k,n]"
+//   a file path          a file holding a raw spec
+//   a workload name      "gemm_512", looked up in the workload files (ATTUNE_WORKLOADS,
+//                        then bench/workloads/*.txt of the source tree)
+Op op_from_cli(std::string_view arg);
+// Parses every line of a workload file ("name op key=value ..."); throws Error with
+// "file:line: ..." on a bad line.
+std::vector<Op> load_workload_file(const std::string& path);
+
+// A canonical text of the computation (print_spec without the label), used for hashing tasks.
+std::string canonical_spec(const Op& op);
+
+}  // namespace attune
