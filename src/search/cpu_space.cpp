@@ -189,7 +189,7 @@ class CpuSpace final : public Space {
     }
     // Row tile. With row_phase, the rows first split off their stride phase (u = d*u.0 + u.1),
     // which goes outside the reductions: the taps then meet one residue class per phase and the
-    // code generator steps them (c_phase_step.cpp), while the rows tile u.0.
+    // code generator steps them (the step_phases pass), while the rows tile u.0.
     std::string u = rows.empty() ? "" : rows.at(static_cast<std::size_t>(val("row_var")) % rows.size());
     std::string uo, ui, uph;
     if (!u.empty()) {
