@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attune/db.hpp"
+#include "db/decode.hpp"
 #include "db/sqlite.hpp"
 
 namespace attune {
@@ -18,17 +19,5 @@ struct Database::Impl {
   // Throws "PATH: opened read-only, cannot WHAT" for a write on a read-only Database.
   void require_writable(const char* what) const;
 };
-
-namespace db {
-// The column list every record query selects, in the order read_record() expects.
-inline constexpr const char* kRecordColumns =
-    "r.id, r.task_id, r.trace, r.trace_hash, r.status, r.error, r.times_s, r.median_s, "
-    "r.max_rel_error, r.compile_s, r.features, r.hidden_features, r.compiler, r.flags, "
-    "r.strategy, r.seed, r.trial, r.created_at";
-inline constexpr int kRecordColumnCount = 18;
-
-// Reads a record from columns [first, first + kRecordColumnCount) of the current row.
-Record read_record(const Statement& st, int first, const std::string& path);
-}  // namespace db
 
 }  // namespace attune

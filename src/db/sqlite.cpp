@@ -105,14 +105,32 @@ std::string Statement::blob(int col) const {
 
 bool Statement::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
 
-const char* Statement::type_name(int col) const {
-  switch (sqlite3_column_type(st_, col)) {
-    case SQLITE_INTEGER: return "integer";
-    case SQLITE_FLOAT: return "real";
-    case SQLITE_TEXT: return "text";
-    case SQLITE_BLOB: return "blob";
-    default: return "null";
+Row Statement::values(int first, int count) const {
+  Row row(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    Value& v = row[static_cast<std::size_t>(i)];
+    const int col = first + i;
+    switch (sqlite3_column_type(st_, col)) {
+      case SQLITE_INTEGER:
+        v.kind = Value::Kind::integer;
+        v.integer = int64(col);
+        break;
+      case SQLITE_FLOAT:
+        v.kind = Value::Kind::real;
+        v.real = sqlite3_column_double(st_, col);
+        break;
+      case SQLITE_TEXT:
+        v.kind = Value::Kind::text;
+        v.bytes = text(col);
+        break;
+      case SQLITE_BLOB:
+        v.kind = Value::Kind::blob;
+        v.bytes = blob(col);
+        break;
+      default: break;
+    }
   }
+  return row;
 }
 
 Transaction::Transaction(Connection& c) : c_(c) { c_.exec("BEGIN IMMEDIATE"); }

@@ -50,6 +50,7 @@ std::string error_after(const std::string& sql) {
   for (const auto& read : std::vector<std::function<void()>>{[&] { db.records(task_id); },
                                                              [&] { db.record(id); },
                                                              [&] { db.best(task_id); },
+                                                             [&] { db.history(task_id); },
                                                              [&] {
                                                                std::ostringstream os;
                                                                db.export_jsonl(os);
