@@ -236,6 +236,10 @@ struct TuneResult {
   std::optional<Record> best;  // best verified record of the task
   double best_gflops = 0;
   std::vector<ArmResult> arms;  // per arm when the mapping space was searched; empty otherwise
+  // The signal (SIGINT, SIGTERM) that stopped the run inside an InterruptScope
+  // (interrupt.hpp), 0 when none did: the batch in flight was abandoned and no confirmations
+  // ran; every record above was committed.
+  int interrupted = 0;
 };
 
 TuneResult tune(const Op& op, const TuneOptions& options);

@@ -1,6 +1,8 @@
 // cmd_tune.cpp — `attune tune SPEC`: runs the tuning loop (tuner.hpp) with live progress and a
 // closing summary. Every attempt is committed to the database as it finishes, so an
-// interrupted run resumes where it stopped when the same command is given again.
+// interrupted run resumes where it stopped when the same command is given again. SIGINT and
+// SIGTERM stop it cleanly (interrupt.hpp): the batch in flight is abandoned, the summary is
+// printed, and the exit status is 130 or 143.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <memory>
 
 #include "attune/error.hpp"
+#include "attune/interrupt.hpp"
 #include "attune/json_limits.hpp"
 #include "attune/codegen_vta.hpp"
 #include "attune/target.hpp"
@@ -123,6 +126,7 @@ int run_tune(const TuneArgs& a) {
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
+  const InterruptScope interruptible;
   const TuneResult r = tune(op, o);
   progress.finish();
 
@@ -144,7 +148,8 @@ int run_tune(const TuneArgs& a) {
                         {"candidates_per_minute", r.candidates_per_minute},
                         {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
                         {"db", a.db},
-                        {"task_id", r.task_id}};
+                        {"task_id", r.task_id},
+                        {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
     if (!r.arms.empty()) {
       j["arms"] = nlohmann::json::array();
       for (const auto& arm : r.arms)
@@ -170,7 +175,11 @@ int run_tune(const TuneArgs& a) {
     std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
               << format_duration(r.elapsed_s) << "\n"
               << "database  " << a.db << std::endl;
+    if (r.interrupted)
+      std::cout << "stopped   by " << signal_name(r.interrupted)
+                << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
   }
+  if (r.interrupted) return interrupted_exit_code(r.interrupted);
   if (!found)
     throw Error("no valid candidate among " + std::to_string(total) + " trials (see `attune history`)");
   return 0;

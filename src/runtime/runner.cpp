@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "attune/error.hpp"
+#include "attune/interrupt.hpp"
 #include "attune/json_limits.hpp"
 #include "attune/evaluator.hpp"
 #include "attune/locations.hpp"
@@ -139,7 +140,7 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
   }
   if (p.signal != 0) {
     m.status = Status::runtime_error;
-    m.error = with_stderr("killed by " + runtime::signal_name(p.signal), p.err);
+    m.error = with_stderr("killed by " + signal_name(p.signal), p.err);
     return m;
   }
   if (p.exit_code == 0) {

@@ -6,7 +6,9 @@
 // count against the budget like any other, carry "measured": false, and those beyond the
 // budget are dropped unrecorded. After the search, the fastest traces are measured again in
 // fresh processes (confirmations, on runners whose timings are noisy) so that Database::best()
-// judges them by a median rather than by one lucky draw.
+// judges them by a median rather than by one lucky draw. A SIGINT or SIGTERM inside an
+// InterruptScope (interrupt.hpp) stops the loop after the batch in flight, whose unrecorded
+// results are abandoned (its worker or compilers were killed), and skips the confirmations.
 #include "search/engine.hpp"
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <optional>
 
 #include "attune/error.hpp"
+#include "attune/interrupt.hpp"
 #include "search/progress.hpp"
 
 namespace attune::engine {
@@ -61,7 +64,7 @@ class Loop {
     const int batch = o_.batch > 0 ? o_.batch : 2 * p_.jobs;
     const int factor = std::max(1, p_.proposer->factor());
     int empty_rounds = 0;
-    while (!out_of_budget()) {
+    while (!out_of_budget() && !interrupted()) {
       const int want = static_cast<int>(std::min<long long>(batch, static_cast<long long>(budget_) - counts_.trials));
       std::vector<Candidate> cands = p_.proposer->propose(want * factor, known_, rng_);
       if (cands.empty()) {
@@ -73,8 +76,9 @@ class Loop {
       round(cands, want, factor);
       p_.proposer->end_round(rng_);
     }
-    if (confirm_) confirm();
+    if (confirm_ && !interrupted()) confirm();
     p_.proposer->finish();
+    res_.interrupted = interrupted();
     res_.elapsed_s = seconds_since(t0_);
     res_.valid = static_cast<int>(counts_.valid);
     res_.candidates_per_minute = res_.elapsed_s > 0 ? res_.trials_run * 60.0 / res_.elapsed_s : 0;
@@ -123,6 +127,8 @@ class Loop {
       record_failure(c, refused);
     }
     const std::vector<Built> built = p_.builder->build(to_build);
+    // A compiler killed by the interrupt is not the candidate's failure: record none of them.
+    if (interrupted()) return;
     std::vector<const Candidate*> ok_cands;
     std::vector<const Built*> ok_built;
     for (std::size_t i = 0; i < built.size(); ++i) {
@@ -145,8 +151,9 @@ class Loop {
     for (std::size_t k : chosen) batch.push_back(ok_built.at(k));
     RunContext ctx;
     ctx.best_s = [&] { return best_s_; };
-    ctx.out_of_time = [&] { return out_of_time(); };
+    ctx.out_of_time = [&] { return out_of_time() || interrupted(); };
     ctx.done = [&](std::size_t j, const Measurement& m, const nlohmann::json& hidden) {
+      if (interrupted()) return;  // the worker may have been killed by it: not a result
       const std::size_t k = chosen.at(j);
       ran[k] = true;
       ++res_.measured;
@@ -192,7 +199,7 @@ class Loop {
   // confirmations: ordinary records with strategy kConfirmStrategy and features.confirms =
   // the record re-measured, not counted as trials. Stops at the time limit.
   void confirm() {
-    auto past_limit = [&] { return o_.time_s > 0 && seconds_since(t0_) >= o_.time_s; };
+    auto past_limit = [&] { return (o_.time_s > 0 && seconds_since(t0_) >= o_.time_s) || interrupted(); };
     const std::vector<TraceMeasurements> traces = db_.measurements_by_trace(task_.id);
     for (const TraceMeasurements* t : fastest_traces(traces, o_.confirm_top)) {
       const Record& own = *t->own();
@@ -208,6 +215,7 @@ class Loop {
         ctx.out_of_time = past_limit;
         ctx.full_timing = true;
         ctx.done = [&](std::size_t, const Measurement& m, const nlohmann::json&) {
+          if (interrupted()) return;
           Record r = own;
           r.id = 0;
           r.set_measurement(m);

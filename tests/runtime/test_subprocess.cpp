@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "attune/error.hpp"
-
+#include "attune/interrupt.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/subprocess.hpp"
