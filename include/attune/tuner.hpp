@@ -228,6 +228,7 @@ struct TuneResult {
   std::int64_t task_id = 0;
   int trials_before = 0;       // attempts found in the database at start (resumed)
   int trials_run = 0;          // attempts made by this run
+  int trials_total = 0;        // attempts of the task at the end (other runs' at the same time included)
   int measured = 0;            // of which built and run (not refused as invalid or duplicates)
   int confirmations = 0;       // re-measurements of top traces by this run (TuneOptions::confirm_top)
   int valid = 0;               // ok attempts of the task in total

@@ -130,7 +130,8 @@ int run_tune(const TuneArgs& a) {
   const TuneResult r = tune(op, o);
   progress.finish();
 
-  const int total = r.trials_before + r.trials_run;
+  const int total = r.trials_total;
+  const int alongside = total - r.trials_before - r.trials_run;  // by other runs at the same time
   const bool found = r.best.has_value();
   if (a.json) {
     nlohmann::json j = {{"op", op.name},
@@ -159,8 +160,8 @@ int run_tune(const TuneArgs& a) {
   } else {
     std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name
               << " (task " << r.task_id << ")\n"
-              << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before
-              << " resumed)\n"
+              << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before << " resumed"
+              << (alongside > 0 ? ", " + std::to_string(alongside) + " by another run" : std::string()) << ")\n"
               << "valid     " << r.valid << "\n";
     if (r.confirmations > 0)
       std::cout << "confirmed " << r.confirmations << " re-measurements of the fastest traces (best: median of each)\n";

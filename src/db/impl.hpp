@@ -1,6 +1,7 @@
 // db/impl.hpp — Database's private state, shared by the .cpp files of src/db/.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,5 +20,11 @@ struct Database::Impl {
   // Throws "PATH: opened read-only, cannot WHAT" for a write on a read-only Database.
   void require_writable(const char* what) const;
 };
+
+namespace db {
+// The task's next trial number: 1 + the largest of its records' and claims' (0 when none).
+// Call inside a write transaction, so that no other process takes it in between.
+std::int64_t next_trial(Connection& c, std::int64_t task_id);
+}  // namespace db
 
 }  // namespace attune

@@ -63,7 +63,9 @@ std::int64_t Database::insert(const Record& r) {
   }
   if (!task(r.task_id)) throw Error(path + ": no task with id " + std::to_string(r.task_id));
 
-  // One statement in autocommit mode: its own transaction, durable when step() returns.
+  // One transaction: the record, its number when it asks for one, and the end of its claim.
+  db::Transaction tx(impl_->c());
+  const std::int64_t trial = r.trial == kNextTrial ? db::next_trial(impl_->c(), r.task_id) : r.trial;
   Statement st(impl_->c(),
                "INSERT INTO records(task_id, trace, trace_hash, status, error, times_s, median_s, "
                "max_rel_error, compile_s, features, hidden_features, compiler, flags, strategy, "
@@ -84,10 +86,14 @@ std::int64_t Database::insert(const Record& r) {
   st.bind(13, std::string_view(json(r.flags).dump()));
   st.bind(14, std::string_view(r.strategy));
   st.bind(15, static_cast<std::int64_t>(r.seed));
-  st.bind(16, r.trial);
+  st.bind(16, trial);
   st.bind(17, std::string_view(r.created_at.empty() ? utc_now_iso8601() : r.created_at));
   st.run();
-  return impl_->c().last_insert_id();
+  const std::int64_t id = impl_->c().last_insert_id();
+  Statement unclaim(impl_->c(), "DELETE FROM claims WHERE task_id = ?1 AND trace_hash = ?2");
+  unclaim.bind(1, r.task_id).bind(2, std::string_view(r.trace_hash)).run();
+  tx.commit();
+  return id;
 }
 
 bool Database::has_trace(std::int64_t task_id, const std::string& trace_hash) const {

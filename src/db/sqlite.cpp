@@ -5,9 +5,26 @@
 #include <cmath>
 #include <limits>
 
+#include "attune/db.hpp"
 #include "attune/error.hpp"
 
 namespace attune::db {
+
+namespace {
+
+// Called by SQLite while another connection holds a lock it needs; nonzero means "try again".
+// `count` is the number of earlier calls for this wait. Waits 1, 2, 4 ... 64 ms and then
+// 100 ms a try, so that another process's short transaction is waited out at once and a long
+// one (another tuner committing, a user's sqlite3 shell) costs no busy loop; gives up after
+// kDbBusyWaitSeconds. A measured batch is worth waiting minutes for.
+int busy_wait(void*, int count) {
+  const long long waited_ms = count <= 7 ? (1LL << count) - 1 : 127 + 100LL * (count - 7);
+  if (waited_ms >= 1000LL * kDbBusyWaitSeconds) return 0;
+  sqlite3_sleep(count < 7 ? 1 << count : 100);
+  return 1;
+}
+
+}  // namespace
 
 Connection::Connection(std::string path, int flags, const std::string& open_as) : path_(std::move(path)) {
   int rc = sqlite3_open_v2((open_as.empty() ? path_ : open_as).c_str(), &db_, flags, nullptr);
@@ -17,10 +34,10 @@ Connection::Connection(std::string path, int flags, const std::string& open_as) 
     db_ = nullptr;
     throw Error(path_ + ": cannot open: " + msg);
   }
-  // Extended codes tell "not a database" from other failures; the busy timeout makes a
+  // Extended codes tell "not a database" from other failures; the busy handler makes a
   // second attune process wait for the write lock instead of failing at once.
   sqlite3_extended_result_codes(db_, 1);
-  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_busy_handler(db_, busy_wait, nullptr);
 }
 
 Connection::~Connection() { sqlite3_close_v2(db_); }
