@@ -128,23 +128,11 @@ Row Statement::values(int first, int count) const {
     Value& v = row[static_cast<std::size_t>(i)];
     const int col = first + i;
     switch (sqlite3_column_type(st_, col)) {
-      case SQLITE_INTEGER:
-        v.kind = Value::Kind::integer;
-        v.integer = int64(col);
-        break;
-      case SQLITE_FLOAT:
-        v.kind = Value::Kind::real;
-        v.real = sqlite3_column_double(st_, col);
-        break;
-      case SQLITE_TEXT:
-        v.kind = Value::Kind::text;
-        v.bytes = text(col);
-        break;
-      case SQLITE_BLOB:
-        v.kind = Value::Kind::blob;
-        v.bytes = blob(col);
-        break;
-      default: break;
+      case SQLITE_INTEGER: v = Value{Value::Kind::integer, int64(col), 0, ""}; break;
+      case SQLITE_FLOAT: v = Value{Value::Kind::real, 0, sqlite3_column_double(st_, col), ""}; break;
+      case SQLITE_TEXT: v = Value{Value::Kind::text, 0, 0, text(col)}; break;
+      case SQLITE_BLOB: v = Value{Value::Kind::blob, 0, 0, blob(col)}; break;
+      default: break;  // NULL
     }
   }
   return row;

@@ -18,6 +18,7 @@ namespace attune {
 namespace {
 
 using testing::ScratchDir;
+using testing::raw_sql;
 using Outcome = Claim::Outcome;
 
 Record record_of(std::int64_t task_id, const std::string& trace_hash, std::int64_t trial) {
@@ -25,15 +26,6 @@ Record record_of(std::int64_t task_id, const std::string& trace_hash, std::int64
   Record r = testing::random_record(rng, task_id, trial);
   r.trace_hash = trace_hash;
   return r;
-}
-
-void raw_sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
 }
 
 TEST(DbClaims, ATraceInFlightIsRefusedToAnotherRunAndEndsWithItsRecord) {

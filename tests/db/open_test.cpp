@@ -14,19 +14,9 @@ namespace attune {
 namespace {
 
 using testing::ScratchDir;
+using testing::raw_sql;
 using testing::read_bytes;
 using testing::write_bytes;
-
-// Runs SQL on a file with plain SQLite, bypassing attune's checks.
-void raw_sql(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
 
 std::string open_error(const std::string& path, OpenMode mode) {
   try {
