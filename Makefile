@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS  ?= $(shell nproc)
 
-.PHONY: deps configure build test test-asan demo format tidy clean
+.PHONY: deps configure build test test-asan demo fuzz format tidy clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -34,6 +34,12 @@ test-asan: deps
 demo: build
 	@bash scripts/demo.sh $(BUILD)/attune
 
+# The libFuzzer targets of fuzz/ (clang, ASan + UBSan, in build-fuzz/), each run for
+# FUZZ_SECONDS; scripts/fuzz.sh says where findings go.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
 # Applies .clang-format to every C++ file of the tree.
 FORMAT_DIRS = src include tests bench examples
 format:
@@ -47,4 +53,4 @@ tidy: configure
 	@clang-tidy -p $(BUILD) --quiet $(FILES)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -79,7 +79,7 @@ TuneSummary Session::tune(const std::string& spec, const Budget& budget) {
     o.time_s = budget.seconds;
     o.threads = budget.threads;
     const TuneResult r = attune::tune(op, o);
-    return TuneSummary{r.trials_before + r.trials_run, r.trials_run, r.valid, r.best_gflops};
+    return TuneSummary{r.trials_total, r.trials_run, r.valid, r.best_gflops};
   });
 }
 

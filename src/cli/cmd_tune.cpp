@@ -1,17 +1,20 @@
 // cmd_tune.cpp — `attune tune SPEC`: runs the tuning loop (tuner.hpp) with live progress and a
 // closing summary. Every attempt is committed to the database as it finishes, so an
-// interrupted run resumes where it stopped when the same command is given again.
+// interrupted run resumes where it stopped when the same command is given again. SIGINT and
+// SIGTERM stop it cleanly (interrupt.hpp): the batch in flight is abandoned, the summary is
+// printed, and the exit status is 130 or 143.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <iostream>
 #include <memory>
 
-#include "ir/error.hpp"
-#include "ir/json_limits.hpp"
-#include "codegen/codegen_vta.hpp"
-#include "hw/target.hpp"
-#include "search/tuner.hpp"
+#include "attune/error.hpp"
+#include "attune/interrupt.hpp"
+#include "attune/json_limits.hpp"
+#include "attune/codegen_vta.hpp"
+#include "attune/target.hpp"
+#include "attune/tuner.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {
@@ -123,10 +126,12 @@ int run_tune(const TuneArgs& a) {
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
+  const InterruptScope interruptible;
   const TuneResult r = tune(op, o);
   progress.finish();
 
-  const int total = r.trials_before + r.trials_run;
+  const int total = r.trials_total;
+  const int alongside = total - r.trials_before - r.trials_run;  // by other runs at the same time
   const bool found = r.best.has_value();
   if (a.json) {
     nlohmann::json j = {{"op", op.name},
@@ -144,7 +149,8 @@ int run_tune(const TuneArgs& a) {
                         {"candidates_per_minute", r.candidates_per_minute},
                         {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
                         {"db", a.db},
-                        {"task_id", r.task_id}};
+                        {"task_id", r.task_id},
+                        {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
     if (!r.arms.empty()) {
       j["arms"] = nlohmann::json::array();
       for (const auto& arm : r.arms)
@@ -154,8 +160,8 @@ int run_tune(const TuneArgs& a) {
   } else {
     std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name
               << " (task " << r.task_id << ")\n"
-              << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before
-              << " resumed)\n"
+              << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before << " resumed"
+              << (alongside > 0 ? ", " + std::to_string(alongside) + " by another run" : std::string()) << ")\n"
               << "valid     " << r.valid << "\n";
     if (r.confirmations > 0)
       std::cout << "confirmed " << r.confirmations << " re-measurements of the fastest traces (best: median of each)\n";
@@ -170,7 +176,11 @@ int run_tune(const TuneArgs& a) {
     std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
               << format_duration(r.elapsed_s) << "\n"
               << "database  " << a.db << std::endl;
+    if (r.interrupted)
+      std::cout << "stopped   by " << signal_name(r.interrupted)
+                << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
   }
+  if (r.interrupted) return interrupted_exit_code(r.interrupted);
   if (!found)
     throw Error("no valid candidate among " + std::to_string(total) + " trials (see `attune history`)");
   return 0;

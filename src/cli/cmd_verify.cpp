@@ -14,11 +14,12 @@
 #include <optional>
 #include <random>
 
-#include "schedule/actions.hpp"
-#include "codegen/codegen.hpp"
-#include "ir/error.hpp"
-#include "runtime/runtime.hpp"
-#include "schedule/schedule.hpp"
+#include "attune/actions.hpp"
+#include "attune/codegen.hpp"
+#include "attune/error.hpp"
+#include "attune/interrupt.hpp"
+#include "attune/runtime.hpp"
+#include "attune/schedule.hpp"
 #include "cli/cli_common.hpp"
 
 namespace attune::cli {
@@ -86,6 +87,7 @@ int run_verify(const VerifyArgs& a) {
   if (a.max_steps < 0) throw Error("--max-steps must be >= 0, got " + std::to_string(a.max_steps));
   const Op op = op_from_cli(a.spec);
   check_max_memory(op, a.max_memory);
+  const InterruptScope interruptible;  // SIGINT/SIGTERM: stop after the chunk in flight
   const Builder builder;
   Runner runner;
   MeasureOptions mopts = MeasureOptions::correctness_only(a.threads);
@@ -120,6 +122,7 @@ int run_verify(const VerifyArgs& a) {
       }
     const auto builds = builder.build_batch(arts);
     const auto ms = runner.measure_batch(op, builds, mopts);
+    if (interrupted()) break;  // its compilers or workers were killed: no verdicts
     for (std::size_t k = 0; k < ms.size(); ++k) {
       if (ms[k].ok()) {
         ++passed;
@@ -132,7 +135,12 @@ int run_verify(const VerifyArgs& a) {
     progress.show(start + n, failed);
   }
   progress.clear();
-  std::cout << passed << " passed, " << failed << " failed" << std::endl;
+  std::cout << passed << " passed, " << failed << " failed";
+  if (const int sig = interrupted()) {
+    std::cout << " (stopped by " << signal_name(sig) << ")" << std::endl;
+    return interrupted_exit_code(sig);
+  }
+  std::cout << std::endl;
   return failed > 0 ? 1 : 0;
 }
 

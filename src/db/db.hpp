@@ -4,9 +4,16 @@
 //   tasks    one row per (canonical spec, target); `hash` is content_hash of the pair, unique
 //   records  one row per measured candidate, committed the moment it is inserted
 //   models   cost-model blobs (validity V, performance P / A), per target, for later stages
-//   meta     schema_version
+//   claims   the traces tuning runs are building and measuring now, with their trial numbers
+//   meta     schema_version (older versions are migrated when opened for writing)
 // Each insert is its own transaction in WAL mode with synchronous=FULL, so a tuning process
-// killed at any instant (even SIGKILL) loses no record whose insert had returned.
+// killed at any instant (even SIGKILL) loses no record whose insert had returned. A write that
+// meets another process's lock waits for it, backing off, for up to kDbBusyWaitSeconds.
+//
+// Concurrent tuners of one task share it through claims: each run claims a trace before it
+// builds and measures it; claim() refuses a trace that is measured or claimed by another live
+// run and a claim beyond the task's budget, and hands out trial numbers, so two runs spend one
+// budget, never measure a trace twice and never number two trials alike.
 //
 // Opening never damages a file it does not understand: a path that is not an SQLite file, or
 // an SQLite file with tables but no attune `meta`, raises attune::Error and is left byte for
@@ -32,7 +39,10 @@
 
 namespace attune {
 
-inline constexpr int kDbSchemaVersion = 1;
+inline constexpr int kDbSchemaVersion = 2;
+// How long a write waits for another process's lock before it fails: long enough for any
+// other attune's transaction (claims and inserts are short), so no measured batch is dropped.
+inline constexpr int kDbBusyWaitSeconds = 600;
 
 enum class OpenMode {
   read_write_create,  // create the file and schema when missing
@@ -66,7 +76,7 @@ struct Record {
   std::vector<std::string> flags;  // compiler flags
   std::string strategy;            // "random", "evolutionary", ...
   std::uint64_t seed = 0;          // the search seed, so the record can be replayed
-  std::int64_t trial = 0;          // trial index within the tuning run
+  std::int64_t trial = 0;          // the trial number (claim()'s); kNextTrial: insert() numbers it
   std::string created_at;          // ISO-8601 UTC, "2025-01-31T12:34:56.789Z"
 
   // Copies status, error, timings and rel. error from a runner result, and back.
@@ -74,6 +84,28 @@ struct Record {
   Measurement measurement() const;
   bool ok() const { return status == Status::ok; }
 };
+
+// Record::trial for insert() to fill in with the task's next trial number, in the insert's own
+// transaction (confirmations, which claim nothing).
+inline constexpr std::int64_t kNextTrial = -1;
+
+// What claim() answers.
+struct Claim {
+  enum class Outcome {
+    granted,       // the trace is this run's to measure, as trial `trial`
+    measured,      // the task already has a record of the trace
+    in_flight,     // another live run has claimed it
+    budget_spent,  // the task's records and live claims already reach the budget
+  };
+  Outcome outcome = Outcome::granted;
+  std::int64_t trial = -1;  // when granted
+  bool granted() const { return outcome == Outcome::granted; }
+};
+
+// A tuning run's name in the claims table: this machine, this process (whether it is alive
+// decides whether its claims still hold) and a number unique within the process. Two runs in
+// one process (two Database handles, two threads) have different names.
+std::string new_claim_owner();
 
 // Record::strategy of a re-measurement of a trace already in the database (tune's
 // confirmation of its top candidates); features["confirms"] holds the record it re-measures.
@@ -119,7 +151,7 @@ class Database {
   //   "PATH: cannot open: permission denied"
   //   "PATH: not an attune database (file is not a database)"  (garbage bytes)
   //   "PATH: not an attune database (it has tables x, y and no attune meta table)"
-  //   "PATH: unsupported schema_version N (this attune reads 1)"
+  //   "PATH: unsupported schema_version N (this attune reads 1 to 2)"
   // The path ":memory:" opens a private in-memory database (read_write_create only).
   static Database open(const std::string& path, OpenMode mode = OpenMode::read_write_create);
 
@@ -139,8 +171,9 @@ class Database {
   std::vector<TaskInfo> tasks() const;  // by id
 
   // ---- records ----
-  // Commits `r` (one transaction) and returns its id. Throws Error for an unknown task_id or
-  // a trace that is not JSON.
+  // Commits `r` (one transaction) and returns its id; ends any claim of its trace, and numbers
+  // it when r.trial is kNextTrial. Throws Error for an unknown task_id or a trace that is not
+  // JSON.
   std::int64_t insert(const Record& r);
   bool has_trace(std::int64_t task_id, const std::string& trace_hash) const;
   std::set<std::string> known_trace_hashes(std::int64_t task_id) const;
@@ -156,6 +189,18 @@ class Database {
   std::vector<HistoryPoint> history(std::int64_t task_id) const;
   std::vector<Record> records(std::int64_t task_id) const;  // insertion order
   std::optional<Record> record(std::int64_t record_id) const;
+
+  // ---- claims (concurrent tuners) ----
+  // In one BEGIN IMMEDIATE transaction: drops the claims of runs that are no longer alive,
+  // then grants `owner` the trace with the task's next trial number (1 + the largest of its
+  // records and claims), unless the task has a record of it, another owner claims it, or the
+  // task's trials (confirmations not counted) plus its claims reach `budget` (0: no budget).
+  // A claim ends when insert() records the trace, or with release_claim()/release_claims().
+  Claim claim(std::int64_t task_id, const std::string& trace_hash, const std::string& owner, std::int64_t budget);
+  void release_claim(std::int64_t task_id, const std::string& trace_hash, const std::string& owner);
+  void release_claims(const std::string& owner);  // every claim of the run, at its end
+  // Live claims of the task (those of dead runs are dropped by the next claim()).
+  std::int64_t claims(std::int64_t task_id) const;
 
   // ---- cost models ----
   std::int64_t save_model(const std::string& target, const std::string& kind,

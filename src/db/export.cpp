@@ -22,7 +22,7 @@ json record_json(const Record& r, const TaskInfo& t) {
       {"id", r.id},
       {"task", {{"id", t.id}, {"name", t.name}, {"spec", t.spec}, {"target", t.target},
                 {"hash", t.hash}}},
-      // read_record() has checked that the trace is JSON within parse_json_limited's bounds.
+      // decode_record() has checked that the trace is JSON within parse_json_limited's bounds.
       {"trace", parse_json_limited(r.trace, "trace")},
       {"trace_hash", r.trace_hash},
       {"status", std::string(status_name(r.status))},
@@ -50,7 +50,7 @@ void Database::export_jsonl(std::ostream& out) const {
                     "FROM records r JOIN tasks t ON t.id = r.task_id ORDER BY r.id";
   db::Statement st(impl_->c(), sql.c_str());
   while (st.step()) {
-    Record r = db::read_record(st, 0, impl_->path());
+    Record r = db::decode_record(st.values(0, db::kRecordColumnCount), impl_->path());
     const int c = db::kRecordColumnCount;
     TaskInfo t{st.int64(c), st.text(c + 1), st.text(c + 2), st.text(c + 3), st.text(c + 4),
                st.text(c + 5)};

@@ -1,10 +1,12 @@
 // db/impl.hpp — Database's private state, shared by the .cpp files of src/db/.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
-#include "db/db.hpp"
+#include "attune/db.hpp"
+#include "db/decode.hpp"
 #include "db/sqlite.hpp"
 
 namespace attune {
@@ -20,15 +22,9 @@ struct Database::Impl {
 };
 
 namespace db {
-// The column list every record query selects, in the order read_record() expects.
-inline constexpr const char* kRecordColumns =
-    "r.id, r.task_id, r.trace, r.trace_hash, r.status, r.error, r.times_s, r.median_s, "
-    "r.max_rel_error, r.compile_s, r.features, r.hidden_features, r.compiler, r.flags, "
-    "r.strategy, r.seed, r.trial, r.created_at";
-inline constexpr int kRecordColumnCount = 18;
-
-// Reads a record from columns [first, first + kRecordColumnCount) of the current row.
-Record read_record(const Statement& st, int first, const std::string& path);
+// The task's next trial number: 1 + the largest of its records' and claims' (0 when none).
+// Call inside a write transaction, so that no other process takes it in between.
+std::int64_t next_trial(Connection& c, std::int64_t task_id);
 }  // namespace db
 
 }  // namespace attune

@@ -1,10 +1,8 @@
 // Database: inserting and querying tuning records (resume, best, history).
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <optional>
 #include <string_view>
-#include <limits>
 #include <map>
 
 #include "ir/error.hpp"
@@ -38,111 +36,12 @@ Measurement Record::measurement() const {
   return m;
 }
 
-namespace db {
-
 namespace {
 
-// Reads the columns of one record row in order, checking each value's storage class: a row
-// written by another program (or by hand) must give a clear error naming the record, never
-// a silently wrong value (SQLite converts text to 0.0 where a number is read).
-class RowReader {
- public:
-  RowReader(const Statement& st, int first, const std::string& path) : st_(st), i_(first), path_(path) {}
-
-  void set_id(std::int64_t id) { id_ = id; }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(path_ + ": record " + (id_ ? std::to_string(*id_) : std::string("?")) + ": " + what);
-  }
-
-  std::int64_t integer(const char* column) {
-    expect(column, {"integer"});
-    return st_.int64(i_++);
-  }
-  std::string text(const char* column) {
-    expect(column, {"text"});
-    return st_.text(i_++);
-  }
-  // NULL reads as NaN: SQLite stores a NaN as NULL.
-  double real(const char* column) {
-    expect(column, {"real", "integer", "null"});
-    return st_.real(i_++);
-  }
-  nlohmann::json json_text(const char* column) {
-    const std::string t = text(column);
-    try {
-      return parse_json_limited(t, std::string("column ") + column);
-    } catch (const Error& e) {
-      fail(e.what());
-    }
-  }
-
- private:
-  void expect(const char* column, std::initializer_list<std::string_view> allowed) const {
-    const std::string_view got = st_.type_name(i_);
-    for (auto a : allowed)
-      if (a == got) return;
-    std::string want;
-    for (auto a : allowed) want += (want.empty() ? "" : " or ") + std::string(a);
-    fail("column " + std::string(column) + " holds " + std::string(got) + ", expected " + want);
-  }
-
-  const Statement& st_;
-  int i_;
-  const std::string& path_;
-  std::optional<std::int64_t> id_;
-};
-
-}  // namespace
-
-Record read_record(const Statement& st, int first, const std::string& path) {
-  RowReader row(st, first, path);
-  Record r;
-  r.id = row.integer("id");
-  row.set_id(r.id);
-  r.task_id = row.integer("task_id");
-  r.trace = row.text("trace");
-  // Checked here, where the record is named, so that no later reader meets a trace that is
-  // not JSON or nests without bound.
-  try {
-    parse_json_limited(r.trace, "column trace");
-  } catch (const Error& e) {
-    row.fail(e.what());
-  }
-  r.trace_hash = row.text("trace_hash");
-  const std::string status = row.text("status");
-  auto s = parse_status(status);
-  if (!s) row.fail("unknown status '" + status + "'");
-  r.status = *s;
-  r.error = row.text("error");
-  const json times = row.json_text("times_s");
-  if (!times.is_array()) row.fail("column times_s is not a JSON array");
-  for (const json& t : times) {
-    if (!t.is_number() && !t.is_null()) row.fail("column times_s holds " + t.dump() + ", expected numbers");
-    r.times_s.push_back(t.is_number() ? t.get<double>() : std::numeric_limits<double>::quiet_NaN());
-  }
-  r.median_s = row.real("median_s");
-  if (r.ok() && !(r.median_s >= 0 && std::isfinite(r.median_s)))
-    row.fail("status ok but column median_s is " + std::string(std::isnan(r.median_s) ? "NULL" : "not a finite time"));
-  r.max_rel_error = row.real("max_rel_error");
-  r.compile_s = row.real("compile_s");
-  r.features = row.json_text("features");
-  r.hidden_features = row.json_text("hidden_features");
-  r.compiler = row.text("compiler");
-  const json flags = row.json_text("flags");
-  if (!flags.is_array() || !std::all_of(flags.begin(), flags.end(), [](const json& f) { return f.is_string(); }))
-    row.fail("column flags is not a JSON array of strings");
-  r.flags = flags.get<std::vector<std::string>>();
-  r.strategy = row.text("strategy");
-  // The seed is a full 64-bit value; SQLite integers are signed, so it is stored bit-cast.
-  r.seed = static_cast<std::uint64_t>(row.integer("seed"));
-  r.trial = row.integer("trial");
-  r.created_at = row.text("created_at");
-  return r;
+// The record on the statement's current row (its first kRecordColumnCount columns).
+Record decode(const Statement& st, const std::string& path) {
+  return db::decode_record(st.values(0, db::kRecordColumnCount), path);
 }
-
-}  // namespace db
-
-namespace {
 
 // JSON has no NaN or infinity: nlohmann writes them as null, and null reads back as NaN.
 std::string times_to_json(const std::vector<double>& v) { return json(v).dump(); }
@@ -164,7 +63,9 @@ std::int64_t Database::insert(const Record& r) {
   }
   if (!task(r.task_id)) throw Error(path + ": no task with id " + std::to_string(r.task_id));
 
-  // One statement in autocommit mode: its own transaction, durable when step() returns.
+  // One transaction: the record, its number when it asks for one, and the end of its claim.
+  db::Transaction tx(impl_->c());
+  const std::int64_t trial = r.trial == kNextTrial ? db::next_trial(impl_->c(), r.task_id) : r.trial;
   Statement st(impl_->c(),
                "INSERT INTO records(task_id, trace, trace_hash, status, error, times_s, median_s, "
                "max_rel_error, compile_s, features, hidden_features, compiler, flags, strategy, "
@@ -185,10 +86,14 @@ std::int64_t Database::insert(const Record& r) {
   st.bind(13, std::string_view(json(r.flags).dump()));
   st.bind(14, std::string_view(r.strategy));
   st.bind(15, static_cast<std::int64_t>(r.seed));
-  st.bind(16, r.trial);
+  st.bind(16, trial);
   st.bind(17, std::string_view(r.created_at.empty() ? utc_now_iso8601() : r.created_at));
   st.run();
-  return impl_->c().last_insert_id();
+  const std::int64_t id = impl_->c().last_insert_id();
+  Statement unclaim(impl_->c(), "DELETE FROM claims WHERE task_id = ?1 AND trace_hash = ?2");
+  unclaim.bind(1, r.task_id).bind(2, std::string_view(r.trace_hash)).run();
+  tx.commit();
+  return id;
 }
 
 bool Database::has_trace(std::int64_t task_id, const std::string& trace_hash) const {
@@ -230,7 +135,7 @@ std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task
   std::vector<TraceMeasurements> out;
   std::map<std::string, std::size_t> index;
   while (st.step()) {
-    Record r = db::read_record(st, 0, impl_->path());
+    Record r = decode(st, impl_->path());
     const auto [it, added] = index.emplace(r.trace_hash, out.size());
     if (added) out.emplace_back();
     TraceMeasurements& t = out[it->second];
@@ -261,24 +166,20 @@ std::optional<Record> Database::best(std::int64_t task_id) const {
 }
 
 std::vector<HistoryPoint> Database::history(std::int64_t task_id) const {
-  Statement st(impl_->c(),
-               "SELECT id, trial, status, median_s FROM records WHERE task_id = ?1 ORDER BY id");
+  Statement st(impl_->c(), select_records("WHERE r.task_id = ?1 ORDER BY r.id").c_str());
   st.bind(1, task_id);
   std::vector<HistoryPoint> out;
   std::optional<double> best;
   std::int64_t best_id = 0;
   while (st.step()) {
+    const Record r = decode(st, impl_->path());
     HistoryPoint p;
-    p.record_id = st.int64(0);
-    p.trial = st.int64(1);
-    auto status = parse_status(st.text(2));
-    if (!status)
-      throw Error(impl_->path() + ": record " + std::to_string(p.record_id) +
-                  " has unknown status '" + st.text(2) + "'");
-    p.status = *status;
-    p.median_s = st.real(3);
+    p.record_id = r.id;
+    p.trial = r.trial;
+    p.status = r.status;
+    p.median_s = r.median_s;
     // Strictly lower only, so ties keep the earlier record, as best() does.
-    if (p.status == Status::ok && !std::isnan(p.median_s) && (!best || p.median_s < *best)) {
+    if (r.ok() && (!best || p.median_s < *best)) {
       best = p.median_s;
       best_id = p.record_id;
     }
@@ -293,7 +194,7 @@ std::vector<Record> Database::records(std::int64_t task_id) const {
   Statement st(impl_->c(), select_records("WHERE r.task_id = ?1 ORDER BY r.id").c_str());
   st.bind(1, task_id);
   std::vector<Record> out;
-  while (st.step()) out.push_back(db::read_record(st, 0, impl_->path()));
+  while (st.step()) out.push_back(decode(st, impl_->path()));
   return out;
 }
 
@@ -301,7 +202,7 @@ std::optional<Record> Database::record(std::int64_t record_id) const {
   Statement st(impl_->c(), select_records("WHERE r.id = ?1").c_str());
   st.bind(1, record_id);
   if (!st.step()) return std::nullopt;
-  return db::read_record(st, 0, impl_->path());
+  return decode(st, impl_->path());
 }
 
 }  // namespace attune

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <vector>
 
 #include <fcntl.h>
@@ -18,7 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Version 1. A change to these tables needs a new kDbSchemaVersion and a migration.
+// Version 1, whole. A change to the tables is a new kDbSchemaVersion and its migration below;
+// this text stays as it is, so that every older file and every new one reach the same schema
+// through the same steps.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -63,6 +66,26 @@ CREATE TABLE models (
 );
 CREATE INDEX models_by_kind ON models(target, kind);
 )sql";
+
+// kMigrations[v - 2] turns version v - 1 into version v.
+constexpr const char* kMigrations[] = {
+    // 2: claims. A tuning run claims a trial number for a trace before it builds and measures
+    // it, so that concurrent runs on one task share its budget, never measure one trace twice
+    // and never number two trials alike (claims.cpp). A claim lives until its record is
+    // inserted or its run releases it or dies.
+    R"sql(
+CREATE TABLE claims (
+  task_id    INTEGER NOT NULL REFERENCES tasks(id),
+  trace_hash TEXT NOT NULL,
+  trial      INTEGER NOT NULL,
+  owner      TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (task_id, trace_hash)
+);
+CREATE INDEX claims_by_owner ON claims(owner);
+)sql",
+};
+static_assert(std::size(kMigrations) == kDbSchemaVersion - 1, "one migration per version after the first");
 
 // SQLite's name for a private in-memory database: handy for tests of later stages.
 constexpr const char* kInMemory = ":memory:";
@@ -179,8 +202,8 @@ Contents list_tables(Connection& c) {
   fail(c.path(), "cannot read: " + msg);
 }
 
-// Refuses anything but an attune database of a version this build reads.
-void verify_attune(Connection& c, const Contents& t) {
+// Refuses anything but an attune database of a version this build reads; returns the version.
+int verify_attune(Connection& c, const Contents& t) {
   if (!t.has_meta) {
     std::string names;
     for (const auto& n : t.tables) names += (names.empty() ? "" : ", ") + n;
@@ -188,10 +211,11 @@ void verify_attune(Connection& c, const Contents& t) {
   }
   Statement st(c, "SELECT value FROM meta WHERE key = 'schema_version'");
   if (!st.step()) not_attune(c.path(), "its meta table has no schema_version");
-  std::string v = st.text(0);
-  if (v != std::to_string(kDbSchemaVersion))
-    fail(c.path(), "unsupported schema_version " + v + " (this attune reads " +
-                       std::to_string(kDbSchemaVersion) + ")");
+  const std::string v = st.text(0);
+  for (int known = 1; known <= kDbSchemaVersion; ++known)
+    if (v == std::to_string(known)) return known;
+  fail(c.path(), "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) +
+                     ")");
 }
 
 void quick_check(Connection& c) {
@@ -206,10 +230,18 @@ void quick_check(Connection& c) {
   if (first != "ok") fail(c.path(), "database is corrupt (quick_check: " + first + ")");
 }
 
+// Brings a database of version `from` to kDbSchemaVersion, inside the caller's transaction.
+void migrate(Connection& c, int from) {
+  for (int v = from + 1; v <= kDbSchemaVersion; ++v) c.exec(kMigrations[v - 2]);
+  Statement st(c, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
+  st.bind(1, std::string_view(std::to_string(kDbSchemaVersion))).run();
+}
+
 void create_schema(Connection& c) {
   c.exec(kSchemaV1);
-  Statement st(c, "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)");
-  st.bind(1, std::string_view(std::to_string(kDbSchemaVersion))).run();
+  Statement st(c, "INSERT INTO meta(key, value) VALUES ('schema_version', '1')");
+  st.run();
+  migrate(c, 1);
 }
 
 }  // namespace
@@ -227,10 +259,12 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
   // Everything up to here only read the file.
   Contents t = list_tables(*c);
   if (t.tables.empty() && !rw) not_attune(path, "it is empty");
+  int version = 0;
   if (!t.tables.empty()) {
-    verify_attune(*c, t);
+    version = verify_attune(*c, t);
     quick_check(*c);
   }
+  // Read-only, an older version reads as it is: its readers need nothing the migrations add.
   if (!rw) {
     c->exec("PRAGMA query_only = ON");
     return c;
@@ -243,12 +277,13 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
     if (!st.step() || st.text(0) != "wal") fail(path, "cannot switch to WAL journal mode");
   }
   c->exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON");
-  if (t.tables.empty()) {
-    // Another process may have created the schema since we looked: decide under the lock.
+  if (version < kDbSchemaVersion) {
+    // Another process may have created or migrated the schema since we looked: decide under
+    // the write lock.
     Transaction tx(*c);
     Contents again = list_tables(*c);
     if (again.tables.empty()) create_schema(*c);
-    else verify_attune(*c, again);
+    else if (const int now = verify_attune(*c, again); now < kDbSchemaVersion) migrate(*c, now);
     tx.commit();
   }
   return c;

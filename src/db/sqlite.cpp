@@ -5,9 +5,26 @@
 #include <cmath>
 #include <limits>
 
-#include "ir/error.hpp"
+#include "attune/db.hpp"
+#include "attune/error.hpp"
 
 namespace attune::db {
+
+namespace {
+
+// Called by SQLite while another connection holds a lock it needs; nonzero means "try again".
+// `count` is the number of earlier calls for this wait. Waits 1, 2, 4 ... 64 ms and then
+// 100 ms a try, so that another process's short transaction is waited out at once and a long
+// one (another tuner committing, a user's sqlite3 shell) costs no busy loop; gives up after
+// kDbBusyWaitSeconds. A measured batch is worth waiting minutes for.
+int busy_wait(void*, int count) {
+  const long long waited_ms = count <= 7 ? (1LL << count) - 1 : 127 + 100LL * (count - 7);
+  if (waited_ms >= 1000LL * kDbBusyWaitSeconds) return 0;
+  sqlite3_sleep(count < 7 ? 1 << count : 100);
+  return 1;
+}
+
+}  // namespace
 
 Connection::Connection(std::string path, int flags, const std::string& open_as) : path_(std::move(path)) {
   int rc = sqlite3_open_v2((open_as.empty() ? path_ : open_as).c_str(), &db_, flags, nullptr);
@@ -17,10 +34,10 @@ Connection::Connection(std::string path, int flags, const std::string& open_as) 
     db_ = nullptr;
     throw Error(path_ + ": cannot open: " + msg);
   }
-  // Extended codes tell "not a database" from other failures; the busy timeout makes a
+  // Extended codes tell "not a database" from other failures; the busy handler makes a
   // second attune process wait for the write lock instead of failing at once.
   sqlite3_extended_result_codes(db_, 1);
-  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_busy_handler(db_, busy_wait, nullptr);
 }
 
 Connection::~Connection() { sqlite3_close_v2(db_); }
@@ -105,14 +122,20 @@ std::string Statement::blob(int col) const {
 
 bool Statement::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
 
-const char* Statement::type_name(int col) const {
-  switch (sqlite3_column_type(st_, col)) {
-    case SQLITE_INTEGER: return "integer";
-    case SQLITE_FLOAT: return "real";
-    case SQLITE_TEXT: return "text";
-    case SQLITE_BLOB: return "blob";
-    default: return "null";
+Row Statement::values(int first, int count) const {
+  Row row(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    Value& v = row[static_cast<std::size_t>(i)];
+    const int col = first + i;
+    switch (sqlite3_column_type(st_, col)) {
+      case SQLITE_INTEGER: v = Value{Value::Kind::integer, int64(col), 0, ""}; break;
+      case SQLITE_FLOAT: v = Value{Value::Kind::real, 0, sqlite3_column_double(st_, col), ""}; break;
+      case SQLITE_TEXT: v = Value{Value::Kind::text, 0, 0, text(col)}; break;
+      case SQLITE_BLOB: v = Value{Value::Kind::blob, 0, 0, blob(col)}; break;
+      default: break;  // NULL
+    }
   }
+  return row;
 }
 
 Transaction::Transaction(Connection& c) : c_(c) { c_.exec("BEGIN IMMEDIATE"); }

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "db/value.hpp"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -61,8 +63,8 @@ class Statement {
   std::string text(int col) const;
   std::string blob(int col) const;
   bool is_null(int col) const;
-  // SQLite's storage class of the value: "integer", "real", "text", "blob" or "null".
-  const char* type_name(int col) const;
+  // Columns [first, first + count) with their storage classes, for decode_record().
+  Row values(int first, int count) const;
 
  private:
   Connection& c_;

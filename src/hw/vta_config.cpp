@@ -92,7 +92,14 @@ std::map<std::string, std::int64_t> resolve_config(const JsonNode& node, const T
   std::filesystem::path p = ref->str();
   if (p.is_relative()) p = std::filesystem::path(ctx.base_dir) / p;
   std::string path = p.lexically_normal().string();
-  if (!std::filesystem::exists(path)) {
+  // The error_code form: a name too long for the file system (fuzz/corpus/target_loader/
+  // regression-long-config-ref.json) or an unreadable directory is the file's problem to
+  // report, not an exception of the library.
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+    ref->fail("cannot look for config file '" + path + "': " + ec.message());
+  if (!exists) {
     // The referenced config may not be written yet: the inline defaults stand in for it.
     for (const auto& n : names)
       if (!defaults.count(n))

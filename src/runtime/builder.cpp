@@ -2,7 +2,8 @@
 //
 // Cache layout: <dir>/<key>.c (the source as given) and <dir>/<key>.so, where key hashes the
 // compiler (path and version), the flags and the source. Both are written by rename from a
-// temporary, so a killed build leaves at most a stray *.tmp.* file, never a truncated .so.
+// temporary, so a killed build leaves at most a stray *.tmp.<pid>.<n> file, never a truncated
+// .so; each Builder removes the strays of dead processes when it starts.
 // A hit also needs the stored .c to equal the source byte for byte, which guards against hash
 // collisions. Failed builds are not cached: their cause (a missing header, a full disk) may be
 // fixed between runs.
@@ -16,8 +17,9 @@
 
 #include <fmt/format.h>
 
-#include "ir/error.hpp"
-#include "runtime/runtime.hpp"
+#include "attune/error.hpp"
+#include "attune/interrupt.hpp"
+#include "attune/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/subprocess.hpp"
@@ -95,8 +97,9 @@ Builder::Builder(BuildOptions options) : options_(std::move(options)) {
   cache_dir_ = options_.cache_dir.empty() ? default_cache_dir() : options_.cache_dir;
   std::error_code ec;
   std::filesystem::create_directories(cache_dir_, ec);
-  if (ec || !std::filesystem::is_directory(cache_dir_))
+  if (ec || !std::filesystem::is_directory(cache_dir_, ec))
     throw Error("cannot create cache directory '" + cache_dir_ + "': " + ec.message());
+  runtime::remove_stale_temp_files(cache_dir_);
 }
 
 std::string Builder::cache_key(const Artifact& artifact) const {
@@ -150,7 +153,7 @@ BuildResult Builder::build(const Artifact& artifact) const {
   else if (p.timed_out)
     r.error = fmt::format("compiler timed out after {} s", options_.timeout_s);
   else if (p.signal != 0)
-    r.error = "compiler killed by " + runtime::signal_name(p.signal);
+    r.error = "compiler killed by " + signal_name(p.signal);
   else if (p.exit_code != 0)
     r.error = compiler_message(p);
   else

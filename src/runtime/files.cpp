@@ -1,6 +1,7 @@
 #include "runtime/files.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "ir/error.hpp"
 
@@ -18,6 +22,39 @@ namespace attune::runtime {
 std::string temp_name_for(const std::string& path) {
   static std::atomic<unsigned long> counter{0};
   return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+}
+
+namespace {
+
+// The pid in a temp_name_for() name ("....tmp.<pid>.<n>"), or nullopt for any other name.
+std::optional<pid_t> temp_file_pid(std::string_view name) {
+  const auto all_digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  const std::size_t last_dot = name.rfind('.');
+  if (last_dot == std::string_view::npos || !all_digits(name.substr(last_dot + 1))) return std::nullopt;
+  const std::string_view head = name.substr(0, last_dot);
+  const std::size_t pid_dot = head.rfind('.');
+  if (pid_dot == std::string_view::npos || !all_digits(head.substr(pid_dot + 1))) return std::nullopt;
+  if (!head.substr(0, pid_dot).ends_with(".tmp")) return std::nullopt;
+  return static_cast<pid_t>(std::stol(std::string(head.substr(pid_dot + 1))));
+}
+
+bool process_alive(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno != ESRCH); }
+
+}  // namespace
+
+int remove_stale_temp_files(const std::string& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    const std::optional<pid_t> pid = temp_file_pid(it->path().filename().string());
+    if (!pid || process_alive(*pid)) continue;
+    std::error_code rm;
+    if (std::filesystem::remove(it->path(), rm)) ++removed;
+  }
+  return removed;
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

@@ -16,11 +16,12 @@
 
 #include <fmt/format.h>
 
-#include "ir/error.hpp"
-#include "ir/json_limits.hpp"
-#include "ir/evaluator.hpp"
-#include "ir/locations.hpp"
-#include "runtime/runtime.hpp"
+#include "attune/error.hpp"
+#include "attune/interrupt.hpp"
+#include "attune/json_limits.hpp"
+#include "attune/evaluator.hpp"
+#include "attune/locations.hpp"
+#include "attune/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/subprocess.hpp"
@@ -139,7 +140,7 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
   }
   if (p.signal != 0) {
     m.status = Status::runtime_error;
-    m.error = with_stderr("killed by " + runtime::signal_name(p.signal), p.err);
+    m.error = with_stderr("killed by " + signal_name(p.signal), p.err);
     return m;
   }
   if (p.exit_code == 0) {

@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+
+#include "attune/interrupt.hpp"
 
 extern char** environ;
 
@@ -123,11 +126,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     return r;
   }
   r.started = true;
+  // SIGINT/SIGTERM inside an InterruptScope stop the child's group (interrupt.hpp).
+  std::optional<InterruptibleChild> interruptible(std::in_place, pid);
   out.close_end(1);
   err.close_end(1);
 
   const auto deadline = start + std::chrono::duration<double>(options.timeout_s);
   bool out_open = true, err_open = true, exited = false;
+  std::optional<Clock::time_point> asked_to_stop;  // when the interrupt sent the group SIGTERM
   while (!exited) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
@@ -135,6 +141,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       ::kill(-pid, SIGKILL);
       break;
     }
+    if (!asked_to_stop && interruptible->asked_to_stop()) asked_to_stop = Clock::now();
+    if (asked_to_stop && Clock::now() - *asked_to_stop > std::chrono::seconds(2)) ::kill(-pid, SIGKILL);
     pollfd fds[2] = {{out_open ? out.fd[0] : -1, POLLIN, 0}, {err_open ? err.fd[0] : -1, POLLIN, 0}};
     // Wake up now and then even with open pipes: the child may exit while a descendant it left
     // behind still holds them.
@@ -154,6 +162,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     if (fds[1].revents) err_open = read_some(err.fd[0], r.err, options.max_output);
   }
 
+  interruptible.reset();  // before reaping: then the group id may be reused
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -161,19 +170,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
-}
-
-std::string signal_name(int sig) {
-  static const std::pair<int, const char*> kNames[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},     {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},   {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},   {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},   {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
-  };
-  for (const auto& [n, name] : kNames)
-    if (n == sig) return name;
-  return "signal " + std::to_string(sig);
 }
 
 std::string find_program(const std::string& program) {

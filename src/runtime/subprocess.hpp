@@ -2,7 +2,8 @@
 //
 // The child gets its own process group, so a timeout kills everything it started (a compiler's
 // cc1 and as, a kernel's helper processes). stdout and stderr are captured through pipes;
-// stdin is /dev/null. Used by the Builder (compiler) and the Runner (attune-worker).
+// stdin is /dev/null. Inside an InterruptScope (interrupt.hpp) SIGINT/SIGTERM stop the child's
+// group. Used by the Builder (compiler) and the Runner (attune-worker).
 // Tests: tests/runtime/test_subprocess.cpp.
 #pragma once
 
@@ -33,9 +34,6 @@ struct ProcessOptions {
 
 // argv[0] is looked up in PATH when it has no '/'.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
-
-// "SIGSEGV", "SIGABRT", ...; "signal N" for ones without a name here.
-std::string signal_name(int sig);
 
 // The absolute path of `program` found through PATH (or itself when it has a '/'); empty when
 // no executable file is there.

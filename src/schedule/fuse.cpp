@@ -3,7 +3,8 @@
 // loop = fused / child.extent, child = fused % child.extent.
 //
 // Preconditions: the loop exists and its body is exactly one loop; neither is vectorized or
-// unrolled; no local buffer is allocated at the outer loop; the new name is free.
+// unrolled; the fused extent is at most 2^40 (kMaxLoopExtent); no local buffer is allocated at
+// the outer loop; the new name is free.
 // Typical use: fuse the outer spatial loops so that `parallel` has enough iterations.
 #include "ir/error.hpp"
 #include "schedule/analysis.hpp"
@@ -24,6 +25,8 @@ Applicability fuse_check(const LoopNest& nest, const Transform& t) {
   for (const Node* x : {l, &c})
     if (x->kind == LoopKind::vectorized || x->kind == LoopKind::unrolled)
       return Applicability::no("loop '" + x->var + "' is " + std::string(loop_kind_name(x->kind)));
+  if (l->extent > kMaxLoopExtent / c.extent)
+    return Applicability::no("fusing '" + l->var + "' and '" + c.var + "' would make a loop of more than 2^40 iterations");
   for (const auto& b : nest.buffers)
     if (b.kind == BufferKind::local && b.alloc_at == l->var)
       return Applicability::no("buffer '" + b.name + "' is allocated at '" + l->var + "'");

@@ -166,7 +166,10 @@ AcceleratorKnobs knobs_from_json(const Json& j, const std::string& what) {
   if (!j.contains("knobs")) throw Error(what + ": missing field 'knobs'");
   const Json& values = j.at("knobs");
   if (!values.is_object()) throw Error(what + ": field 'knobs' must be an object of knob names and values");
-  for (const auto& [name, value] : values.items()) {
+  for (const auto& item : values.items()) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    const std::string& name = item.key();
+    const Json& value = item.value();
     const std::string f = what + ": field 'knobs." + name + "'";
     if (std::none_of(declared.begin(), declared.end(), [&](const AcceleratorKnob& d) { return d.name == name; })) {
       std::string names;

@@ -1,9 +1,9 @@
 // split(loop, factors): one loop becomes a chain loop.0 (outermost) ... loop.N-1 (innermost)
 // with loop = sum_i loop.i * prod_{j>i} factors[j].
 //
-// Preconditions: the loop exists and is serial; at least two factors, each >= 1; the outermost
-// factor is the smallest that covers the extent (ceil(extent / product of the inner factors));
-// the new names are free. Tails: when the product exceeds the extent every statement below gets
+// Preconditions: the loop exists and is serial; at least two factors, each in 1..2^40, the
+// inner ones multiplying to at most 2^40; the outermost factor is the smallest that covers the
+// extent (ceil(extent / product of the inner factors)); the new names are free. Tails: when the product exceeds the extent every statement below gets
 // the guard `loop < extent` (the code generator emits it as a condition).
 #include <numeric>
 
@@ -26,8 +26,11 @@ Applicability split_check(const LoopNest& nest, const Transform& t) {
   if (t.factors.size() < 2) return Applicability::no("split needs at least two factors");
   std::int64_t inner = 1;
   for (std::size_t i = 0; i < t.factors.size(); ++i) {
-    if (t.factors[i] < 1) return Applicability::no("split factors must be >= 1");
-    if (i > 0) inner *= t.factors[i];
+    if (t.factors[i] < 1 || t.factors[i] > kMaxLoopExtent) return Applicability::no("split factors must be in 1..2^40");
+    if (i == 0) continue;
+    if (inner > kMaxLoopExtent / t.factors[i])
+      return Applicability::no("the inner split factors of '" + t.loop + "' multiply to more than 2^40");
+    inner *= t.factors[i];
   }
   const std::int64_t want_outer = (l->extent + inner - 1) / inner;
   if (t.factors[0] != want_outer)

@@ -1,9 +1,17 @@
 // The per-kind entry points; transform.cpp keeps the one table that dispatches to them.
 #pragma once
 
-#include "schedule/transform.hpp"
+#include <cstdint>
+
+#include "attune/transform.hpp"
 
 namespace attune::sched {
+
+// The most iterations a loop made by split or fuse may have: far above any real loop, and
+// small enough that no product of extents, strides and split factors the transformations form
+// can overflow. A trace from a file or a database may hold any integers (factors near 2^62 and
+// fused extents of 2^80 overflowed: fuzz/corpus/trace_replay/regression-*).
+inline constexpr std::int64_t kMaxLoopExtent = std::int64_t{1} << 40;
 
 Applicability split_check(const LoopNest&, const Transform&);
 LoopNest split_apply(const LoopNest&, const Transform&);

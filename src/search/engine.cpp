@@ -1,20 +1,26 @@
 // The tuning loop (engine.hpp): propose -> build -> (select) -> measure -> record, per round.
 //
 // A trace the database already holds for the task is never proposed again (resume measures
-// nothing twice). Each attempt is committed the moment it finishes, so a killed run loses
+// nothing twice), and every attempt is claimed in the database before it is built or measured
+// (Database::claim), which numbers it: tuners running at once on one task share its budget,
+// and a trace another run has in flight is left to that run. Each attempt is committed the moment it finishes, so a killed run loses
 // nothing recorded. Attempts found to fail while building a two-level proposer's surplus
 // count against the budget like any other, carry "measured": false, and those beyond the
 // budget are dropped unrecorded. After the search, the fastest traces are measured again in
 // fresh processes (confirmations, on runners whose timings are noisy) so that Database::best()
-// judges them by a median rather than by one lucky draw.
+// judges them by a median rather than by one lucky draw. A SIGINT or SIGTERM inside an
+// InterruptScope (interrupt.hpp) stops the loop after the batch in flight, whose unrecorded
+// results are abandoned (its worker or compilers were killed), and skips the confirmations.
 #include "search/engine.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <map>
 #include <optional>
 
-#include "ir/error.hpp"
+#include "attune/error.hpp"
+#include "attune/interrupt.hpp"
 #include "search/progress.hpp"
 
 namespace attune::engine {
@@ -57,11 +63,25 @@ class Loop {
   }
 
   TuneResult run() {
+    // However the run ends, none of its claims outlives it (a killed process's claims are
+    // dropped by the next claim() of any run).
+    struct ReleaseClaims {
+      Database& db;
+      const std::string& owner;
+      ~ReleaseClaims() {
+        try {
+          db.release_claims(owner);
+        } catch (const Error&) {
+        }
+      }
+    } release{db_, owner_};
     report();
     const int batch = o_.batch > 0 ? o_.batch : 2 * p_.jobs;
     const int factor = std::max(1, p_.proposer->factor());
     int empty_rounds = 0;
-    while (!out_of_budget()) {
+    while (!out_of_budget() && !interrupted()) {
+      counts_ = db_.counts(task_.id);  // other runs' records count against the budget too
+      if (out_of_budget()) break;
       const int want = static_cast<int>(std::min<long long>(batch, static_cast<long long>(budget_) - counts_.trials));
       std::vector<Candidate> cands = p_.proposer->propose(want * factor, known_, rng_);
       if (cands.empty()) {
@@ -73,9 +93,12 @@ class Loop {
       round(cands, want, factor);
       p_.proposer->end_round(rng_);
     }
-    if (confirm_) confirm();
+    if (confirm_ && !interrupted()) confirm();
     p_.proposer->finish();
+    res_.interrupted = interrupted();
     res_.elapsed_s = seconds_since(t0_);
+    counts_ = db_.counts(task_.id);
+    res_.trials_total = static_cast<int>(counts_.trials);
     res_.valid = static_cast<int>(counts_.valid);
     res_.candidates_per_minute = res_.elapsed_s > 0 ? res_.trials_run * 60.0 / res_.elapsed_s : 0;
     res_.best = db_.best(task_.id);
@@ -86,33 +109,53 @@ class Loop {
 
  private:
   bool out_of_time() const { return search_s_ > 0 && seconds_since(t0_) >= search_s_; }
-  bool out_of_budget() const { return counts_.trials >= budget_ || out_of_time(); }
+  bool out_of_budget() const { return spent_ || counts_.trials >= budget_ || out_of_time(); }
+
+  // Claims `c` for this run; false when another run has measured it or has it in flight, or
+  // the budget is spent (then the loop ends after this round).
+  bool claim(const Candidate& c) {
+    const Claim cl = db_.claim(task_.id, c.trace_hash, owner_, budget_ == INT_MAX ? 0 : budget_);
+    if (cl.outcome == Claim::Outcome::budget_spent) spent_ = true;
+    if (!cl.granted()) return false;
+    trial_of_[c.trace_hash] = cl.trial;
+    return true;
+  }
+
+  // Gives back a claim that will not be measured (not chosen, out of time), so that any run
+  // may propose the trace again.
+  void unclaim(const Candidate& c) {
+    if (trial_of_.erase(c.trace_hash) > 0) db_.release_claim(task_.id, c.trace_hash, owner_);
+  }
 
   void report() {
     if (o_.on_progress)
       o_.on_progress(tune_progress(op_, o_, counts_, best_s_, seconds_since(t0_), res_.trials_run, budget_));
   }
 
-  // One round: build what was not refused, let a two-level proposer choose, measure, record.
+  // One round: claim, build what was not refused, let a two-level proposer choose, measure,
+  // record. One-level proposers claim every candidate before building it; a two-level one
+  // builds its surplus unclaimed and claims what it records or measures.
   void round(const std::vector<Candidate>& cands, int want, int factor) {
-    // Failures found before anything ran: with a surplus (factor > 1) they are recorded only
-    // within the budget; otherwise each is an attempt, as AutoTVM counts them.
+    // A candidate that is not ours to record: taken by another run (it stays known, so it is
+    // not proposed again), or beyond the budget (forgotten).
+    auto not_ours = [&](const Candidate& c) {
+      if (spent_) known_.erase(c.trace_hash);
+    };
+    // Failures found before anything ran: with a surplus (factor > 1) they are recorded with
+    // "measured": false; otherwise each is an attempt, as AutoTVM counts them.
     auto record_failure = [&](const Candidate& c, const Built& b) {
+      if (factor > 1 && !claim(c)) return not_ours(c);
       Measurement m;
       m.status = b.status;
       m.error = b.error;
-      if (factor > 1) {
-        if (counts_.trials >= budget_) {
-          known_.erase(c.trace_hash);
-          return;
-        }
-        record(c, b, m, b.hidden, /*measured=*/false);
-      } else {
-        record(c, b, m, b.hidden, true);
-      }
+      record(c, b, m, b.hidden, /*measured=*/factor == 1);
     };
     std::vector<const Candidate*> to_build;
     for (const auto& c : cands) {
+      if (factor == 1 && !claim(c)) {
+        not_ours(c);
+        continue;
+      }
       if (c.refused.empty()) {
         to_build.push_back(&c);
         continue;
@@ -123,6 +166,8 @@ class Loop {
       record_failure(c, refused);
     }
     const std::vector<Built> built = p_.builder->build(to_build);
+    // A compiler killed by the interrupt is not the candidate's failure: record none of them.
+    if (interrupted()) return;
     std::vector<const Candidate*> ok_cands;
     std::vector<const Built*> ok_built;
     for (std::size_t i = 0; i < built.size(); ++i) {
@@ -134,9 +179,17 @@ class Loop {
       }
     }
     std::vector<std::size_t> chosen;
+    std::vector<bool> taken(ok_built.size(), false);  // by another run, or beyond the budget
     if (factor > 1) {
       const int room = static_cast<int>(std::min<long long>(want, static_cast<long long>(budget_) - counts_.trials));
-      chosen = p_.proposer->select(ok_cands, ok_built, std::max(0, room));
+      for (std::size_t k : p_.proposer->select(ok_cands, ok_built, std::max(0, room))) {
+        if (claim(*ok_cands.at(k))) {
+          chosen.push_back(k);
+        } else {
+          taken[k] = true;
+          not_ours(*ok_cands[k]);
+        }
+      }
     } else {
       for (std::size_t i = 0; i < ok_built.size(); ++i) chosen.push_back(i);
     }
@@ -145,8 +198,9 @@ class Loop {
     for (std::size_t k : chosen) batch.push_back(ok_built.at(k));
     RunContext ctx;
     ctx.best_s = [&] { return best_s_; };
-    ctx.out_of_time = [&] { return out_of_time(); };
+    ctx.out_of_time = [&] { return out_of_time() || interrupted(); };
     ctx.done = [&](std::size_t j, const Measurement& m, const nlohmann::json& hidden) {
+      if (interrupted()) return;  // the worker may have been killed by it: not a result
       const std::size_t k = chosen.at(j);
       ran[k] = true;
       ++res_.measured;
@@ -154,11 +208,12 @@ class Loop {
     };
     p_.runner->run(batch, ctx);
     // Built but never run (not chosen, or the time ran out): free to come back later.
-    for (std::size_t k = 0; k < ok_built.size(); ++k)
-      if (!ran[k]) {
-        known_.erase(ok_cands[k]->trace_hash);
-        p_.proposer->unmeasured(*ok_cands[k]);
-      }
+    for (std::size_t k = 0; k < ok_built.size(); ++k) {
+      if (ran[k] || taken[k]) continue;
+      unclaim(*ok_cands[k]);
+      known_.erase(ok_cands[k]->trace_hash);
+      p_.proposer->unmeasured(*ok_cands[k]);
+    }
   }
 
   void record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden, bool measured) {
@@ -175,10 +230,12 @@ class Loop {
     note_measured_artifact(r, b.artifact);
     r.strategy = p_.proposer->strategy();
     r.seed = o_.seed;
-    r.trial = counts_.next_trial;
-    db_.insert(r);
+    const auto claimed = trial_of_.find(c.trace_hash);
+    ATTUNE_CHECK(claimed != trial_of_.end(), "a candidate is claimed before it is recorded");
+    r.trial = claimed->second;
+    db_.insert(r);  // ends the claim
+    trial_of_.erase(claimed);
     ++counts_.trials;
-    ++counts_.next_trial;
     if (m.ok()) {
       ++counts_.valid;
       if (!best_s_ || m.median_s < *best_s_) best_s_ = m.median_s;
@@ -192,7 +249,7 @@ class Loop {
   // confirmations: ordinary records with strategy kConfirmStrategy and features.confirms =
   // the record re-measured, not counted as trials. Stops at the time limit.
   void confirm() {
-    auto past_limit = [&] { return o_.time_s > 0 && seconds_since(t0_) >= o_.time_s; };
+    auto past_limit = [&] { return (o_.time_s > 0 && seconds_since(t0_) >= o_.time_s) || interrupted(); };
     const std::vector<TraceMeasurements> traces = db_.measurements_by_trace(task_.id);
     for (const TraceMeasurements* t : fastest_traces(traces, o_.confirm_top)) {
       const Record& own = *t->own();
@@ -208,12 +265,13 @@ class Loop {
         ctx.out_of_time = past_limit;
         ctx.full_timing = true;
         ctx.done = [&](std::size_t, const Measurement& m, const nlohmann::json&) {
+          if (interrupted()) return;
           Record r = own;
           r.id = 0;
           r.set_measurement(m);
           r.strategy = kConfirmStrategy;
           r.features["confirms"] = own.id;
-          r.trial = counts_.next_trial++;
+          r.trial = kNextTrial;  // numbered by insert(): other runs may be numbering too
           r.created_at.clear();
           db_.insert(r);
           ++res_.confirmations;
@@ -236,6 +294,9 @@ class Loop {
   std::optional<double> best_s_;
   bool confirm_ = false;
   double search_s_ = 0;
+  const std::string owner_ = new_claim_owner();
+  std::map<std::string, std::int64_t> trial_of_;  // this run's claims: trace hash -> trial number
+  bool spent_ = false;                            // a claim met the budget (with other runs' claims)
   const Clock::time_point t0_ = Clock::now();
 };
 

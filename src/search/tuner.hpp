@@ -228,6 +228,7 @@ struct TuneResult {
   std::int64_t task_id = 0;
   int trials_before = 0;       // attempts found in the database at start (resumed)
   int trials_run = 0;          // attempts made by this run
+  int trials_total = 0;        // attempts of the task at the end (other runs' at the same time included)
   int measured = 0;            // of which built and run (not refused as invalid or duplicates)
   int confirmations = 0;       // re-measurements of top traces by this run (TuneOptions::confirm_top)
   int valid = 0;               // ok attempts of the task in total
@@ -236,6 +237,10 @@ struct TuneResult {
   std::optional<Record> best;  // best verified record of the task
   double best_gflops = 0;
   std::vector<ArmResult> arms;  // per arm when the mapping space was searched; empty otherwise
+  // The signal (SIGINT, SIGTERM) that stopped the run inside an InterruptScope
+  // (interrupt.hpp), 0 when none did: the batch in flight was abandoned and no confirmations
+  // ran; every record above was committed.
+  int interrupted = 0;
 };
 
 TuneResult tune(const Op& op, const TuneOptions& options);

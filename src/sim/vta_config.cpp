@@ -166,7 +166,8 @@ std::string vta_target_path(std::string_view name) {
   const std::vector<std::string> dirs = target_dirs();
   for (const auto& dir : dirs) {
     std::string p = dir + "/vta/" + std::string(name) + ".json";
-    if (std::filesystem::is_regular_file(p)) return p;
+    std::error_code ec;  // a name too long for the file system is not found, not an exception
+    if (std::filesystem::is_regular_file(p, ec)) return p;
   }
   return dirs.back() + "/vta/" + std::string(name) + ".json";
 }

@@ -15,15 +15,7 @@ namespace attune {
 namespace {
 
 using testing::ScratchDir;
-
-void raw_sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using testing::raw_sql;
 
 // A database with one task and one ok record; returns the record's id.
 std::int64_t one_ok_record(const std::string& path, std::int64_t* task_id = nullptr) {
@@ -50,6 +42,7 @@ std::string error_after(const std::string& sql) {
   for (const auto& read : std::vector<std::function<void()>>{[&] { db.records(task_id); },
                                                              [&] { db.record(id); },
                                                              [&] { db.best(task_id); },
+                                                             [&] { db.history(task_id); },
                                                              [&] {
                                                                std::ostringstream os;
                                                                db.export_jsonl(os);

@@ -14,19 +14,9 @@ namespace attune {
 namespace {
 
 using testing::ScratchDir;
+using testing::raw_sql;
 using testing::read_bytes;
 using testing::write_bytes;
-
-// Runs SQL on a file with plain SQLite, bypassing attune's checks.
-void raw_sql(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
 
 std::string open_error(const std::string& path, OpenMode mode) {
   try {
@@ -63,11 +53,11 @@ TEST(DbOpen, CreatesSchemaAndReopens) {
     sqlite3_finalize(st);
     return v;
   };
-  EXPECT_EQ(one("SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(one("SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(kDbSchemaVersion));
   EXPECT_EQ(one("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(one("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                 "WHERE type = 'table' ORDER BY name)"),
-            "meta,models,records,tasks");
+            "claims,meta,models,records,tasks");
   sqlite3_close(raw);
 }
 
@@ -157,7 +147,7 @@ TEST(DbOpen, UnknownSchemaVersionIsRefused) {
   std::string bytes = read_bytes(path);
   for (auto mode : {OpenMode::read_write_create, OpenMode::read_only}) {
     EXPECT_EQ(open_error(path, mode),
-              path + ": unsupported schema_version 99 (this attune reads 1)");
+              path + ": unsupported schema_version 99 (this attune reads 1 to 2)");
     EXPECT_EQ(read_bytes(path), bytes);
   }
 }

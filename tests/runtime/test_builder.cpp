@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "ir/error.hpp"
 #include "kernels.hpp"
@@ -158,6 +161,27 @@ TEST(Builder, CacheDirectoryFromEnvironment) {
   ::unsetenv("ATTUNE_CACHE_DIR");
   EXPECT_EQ(b.cache_dir(), dir.path() + "/nested/cache");
   EXPECT_TRUE(std::filesystem::is_directory(b.cache_dir()));
+}
+
+// A pid no process has now: a child that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+TEST(Builder, RemovesTheTemporariesOfDeadProcessesOnStart) {
+  ScratchDir dir;
+  const std::string dead = std::to_string(dead_pid()), alive = std::to_string(::getpid());
+  const std::vector<std::string> stale = {"0123abcd.so.tmp." + dead + ".0", "0123abcd.c.tmp." + dead + ".7"};
+  const std::vector<std::string> kept = {"4567cdef.so.tmp." + alive + ".1",  // a build in progress
+                                         "4567cdef.so", "notes.tmp.x.1", "my.tmp.123"};
+  for (const auto& name : stale) std::ofstream(dir.path() + "/" + name) << "partial";
+  for (const auto& name : kept) std::ofstream(dir.path() + "/" + name) << "keep";
+  Builder b(build_options(dir));
+  for (const auto& name : stale) EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + name)) << name;
+  for (const auto& name : kept) EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + name)) << name;
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ir/error.hpp"
-
+#include "attune/error.hpp"
+#include "attune/interrupt.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/subprocess.hpp"

@@ -23,12 +23,26 @@ TEST(Refusals, Split) {
   const LoopNest n = initial_nest(gemm());
   EXPECT_EQ(refusal(n, Transform::split("x", {2, 2})), "no loop named 'x'");
   EXPECT_EQ(refusal(n, Transform::split("m", {12})), "split needs at least two factors");
-  EXPECT_EQ(refusal(n, Transform::split("m", {3, 0})), "split factors must be >= 1");
+  EXPECT_EQ(refusal(n, Transform::split("m", {3, 0})), "split factors must be in 1..2^40");
+  // Bounded so that no product of factors overflows (a trace may come from anywhere).
+  EXPECT_EQ(refusal(n, Transform::split("m", {1, std::int64_t{1} << 41})), "split factors must be in 1..2^40");
+  EXPECT_EQ(refusal(n, Transform::split("m", {1, std::int64_t{1} << 30, 1 << 11})),
+            "the inner split factors of 'm' multiply to more than 2^40");
+  EXPECT_EQ(refusal(n, Transform::split("m", {1, std::int64_t{1} << 40})), "applicable");
   EXPECT_EQ(refusal(n, Transform::split("m", {2, 5})),
             "outer factor of 'm' must be 3 (extent 12 / inner 5, rounded up)");
   EXPECT_EQ(refusal(n, Transform::split("m", {3, 5})), "applicable");
   const LoopNest p = apply(n, Transform::parallel("m"));
   EXPECT_EQ(refusal(p, Transform::split("m", {3, 4})), "loop 'm' is parallel; split before annotating");
+}
+
+TEST(Refusals, FuseBeyond2To40Iterations) {
+  LoopNest n = initial_nest(gemm());
+  n = apply(n, Transform::split("m", {1, std::int64_t{1} << 40}));
+  n = apply(n, Transform::split("n", {1, std::int64_t{1} << 40}));
+  n = apply(n, Transform::fuse("m.1"));  // m.1 (2^40) with n.0 (1)
+  EXPECT_EQ(refusal(n, Transform::fuse("m.1_n.0")),
+            "fusing 'm.1_n.0' and 'n.1' would make a loop of more than 2^40 iterations");
 }
 
 TEST(Refusals, ParallelAndVectorizeRefuseAReduction) {

@@ -113,7 +113,9 @@ TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
   EXPECT_EQ(r.trials_run, 3);
   auto after = Database::open(db, OpenMode::read_only).records(task->id);
   for (std::size_t i = before.size(); i < after.size(); ++i)
-    if (after[i].strategy != kConfirmStrategy) EXPECT_FALSE(old.count(after[i].trace_hash));
+    if (after[i].strategy != kConfirmStrategy) {
+      EXPECT_FALSE(old.count(after[i].trace_hash));
+    }
 }
 
 // The fastest traces are measured again at the end, each in a new worker process, and the
