@@ -41,7 +41,7 @@ fuzz:
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Applies .clang-format to every C++ file of the tree.
-FORMAT_DIRS = src include tests bench examples
+FORMAT_DIRS = src include tests bench examples fuzz
 format:
 	@command -v clang-format >/dev/null || { echo "format: needs clang-format (apt-get install clang-format)" >&2; exit 2; }
 	@find $(FORMAT_DIRS) \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0 | xargs -0 clang-format -i
