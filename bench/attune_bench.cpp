@@ -12,10 +12,10 @@
 //      BASELINES.md) and prints GFLOP/s, % of the FMA peak measured here, and the ratio of
 //      attune to the best baseline; then one geomean line per thread count and group.
 // It never registers with ctest: tests do not time things.
-#include <CLI/CLI.hpp>
 #include <dlfcn.h>
 #include <omp.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -31,16 +31,16 @@
 #include <string>
 #include <vector>
 
+#include "baselines_blas.hpp"
+#include "baselines_dnnl.hpp"
 #include "codegen/codegen_cpu.hpp"
+#include "fma_peak.hpp"
+#include "hw/target.hpp"
+#include "interleave.hpp"
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
 #include "runtime/runtime.hpp"
-#include "hw/target.hpp"
 #include "search/tuner.hpp"
-#include "baselines_blas.hpp"
-#include "baselines_dnnl.hpp"
-#include "fma_peak.hpp"
-#include "interleave.hpp"
 #include "workload.hpp"
 
 namespace {
@@ -134,11 +134,11 @@ struct Row {
   std::map<std::string, double> gflops;     // "attune" and each verified baseline: flops / median time
   std::map<std::string, double> pct;        // % of the FMA peak, median of per-round fractions
   std::map<std::string, std::string> note;  // "FAIL" (wrong output), "ERR" (could not be set up)
-  double ratio = kNaN;     // median over rounds of best baseline time / attune time (> 1: attune faster)
-  double peak = kNaN;      // the FMA-peak probe's GFLOP/s during this op's rounds
+  double ratio = kNaN;          // median over rounds of best baseline time / attune time (> 1: attune faster)
+  double peak = kNaN;           // the FMA-peak probe's GFLOP/s during this op's rounds
   double worker_gflops = kNaN;  // the tuner's figure for the same kernel, timed in its worker
-  std::string best;        // the baseline with the lowest median time
-  std::string check;       // what the outputs were compared with
+  std::string best;             // the baseline with the lowest median time
+  std::string check;            // what the outputs were compared with
   int rounds = 0;
 };
 
@@ -163,17 +163,19 @@ std::string worker_cell(const Row& r) {
   const auto it = r.gflops.find("attune");
   if (std::isnan(r.worker_gflops) || it == r.gflops.end()) return "-";
   char b[32];
-  std::snprintf(b, sizeof b, "%.1f%s", r.worker_gflops, kernel_timings_disagree(r.worker_gflops, it->second) ? "!" : "");
+  std::snprintf(b, sizeof b, "%.1f%s", r.worker_gflops,
+                kernel_timings_disagree(r.worker_gflops, it->second) ? "!" : "");
   return b;
 }
 
 void print_table(int threads, double peak, int bits, const std::vector<Row>& rows) {
   const auto& cols = bench::baseline_columns();
-  std::printf("\n== threads=%d  FMA peak %.1f GFLOP/s at start (12 independent %s FMA chains per thread)\n"
-              "   cells: GFLOP/s (%% of the peak probe timed in the same rounds); peak: that probe's GFLOP/s;\n"
-              "   vs_best: attune / best baseline, median of per-round ratios (> 1: attune faster)\n"
-              "   worker: the tuner's GFLOP/s for the same kernel in its worker; '!': over 25%% away from this run's\n",
-              threads, peak, bits == 512 ? "zmm" : "ymm");
+  std::printf(
+      "\n== threads=%d  FMA peak %.1f GFLOP/s at start (12 independent %s FMA chains per thread)\n"
+      "   cells: GFLOP/s (%% of the peak probe timed in the same rounds); peak: that probe's GFLOP/s;\n"
+      "   vs_best: attune / best baseline, median of per-round ratios (> 1: attune faster)\n"
+      "   worker: the tuner's GFLOP/s for the same kernel in its worker; '!': over 25%% away from this run's\n",
+      threads, peak, bits == 512 ? "zmm" : "ymm");
   std::printf("%-14s %-7s %-14s", "name", "group", "attune");
   for (const auto& c : cols) std::printf(" %-15s", c.c_str());
   std::printf(" %-7s %-6s %-15s %-3s %-9s %s\n", "vs_best", "peak", "best", "rds", "worker", "check");
@@ -271,8 +273,9 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
       return false;
     }
     const auto c = attune::compare(got, *want);
-    if (!c.ok) std::fprintf(stderr, "  %s: %s differs from the %s: %s\n", w.name.c_str(), who.c_str(),
-                            row.check.c_str(), c.str().c_str());
+    if (!c.ok)
+      std::fprintf(stderr, "  %s: %s differs from the %s: %s\n", w.name.c_str(), who.c_str(), row.check.c_str(),
+                   c.str().c_str());
     return c.ok;
   };
 
@@ -382,7 +385,10 @@ int main(int argc, char** argv) try {
   if (ob.find("openblas") == std::string::npos)
     throw attune::Error("cblas_sgemm resolves to " + ob + ", not OpenBLAS: fix the link order");
   if (bl.find("blis") == std::string::npos) throw attune::Error("bli_sgemm resolves to " + bl + ", not BLIS");
-  auto env = [](const char* k) { const char* v = std::getenv(k); return v ? v : "-"; };
+  auto env = [](const char* k) {
+    const char* v = std::getenv(k);
+    return v ? v : "-";
+  };
   std::printf("env: OPENBLAS_THREAD_TIMEOUT=%s GOMP_SPINCOUNT=%s OMP_WAIT_POLICY=%s\n", env("OPENBLAS_THREAD_TIMEOUT"),
               env("GOMP_SPINCOUNT"), env("OMP_WAIT_POLICY"));
   std::fflush(stdout);

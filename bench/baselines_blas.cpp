@@ -18,10 +18,10 @@
 #include <blis.h>
 
 extern "C" {
-void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
-                 const float* b, int ldb, float beta, float* c, int ldc);
-void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float* a, int lda, const float* x,
-                 int incx, float beta, float* y, int incy);
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                 int ldb, float beta, float* c, int ldc);
+void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float* a, int lda, const float* x, int incx,
+                 float beta, float* y, int incy);
 void openblas_set_num_threads(int);
 }
 
@@ -38,8 +38,8 @@ std::shared_ptr<attune::Buffer> output_like(const attune::Op& op, const std::vec
 
 // C[b] = A[b] (M x K) * B[b] (K x N), row-major, for b < batch. M = 1 goes to gemv: that is
 // what a user of either library calls for a vector-matrix product, and sgemm would pack B.
-std::vector<Baseline> matmul(const attune::Op& op, const std::vector<attune::Buffer>& bufs, long batch, long M,
-                             long N, long K) {
+std::vector<Baseline> matmul(const attune::Op& op, const std::vector<attune::Buffer>& bufs, long batch, long M, long N,
+                             long K) {
   const float* A = bufs[0].as<float>();
   const float* B = bufs[1].as<float>();
   std::vector<Baseline> out;
@@ -134,8 +134,8 @@ std::vector<Baseline> capsule(const Workload& w, const std::vector<attune::Buffe
           }
       }
     }
-    cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, int(rows), int(cols), int(red), 1.0f, col, int(red),
-                st8->wp.data(), int(cols), 0.0f, O, int(cols));
+    cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, int(rows), int(cols), int(red), 1.0f, col, int(red), st8->wp.data(),
+                int(cols), 0.0f, O, int(cols));
   };
   return {std::move(b)};
 }

@@ -17,16 +17,16 @@
 #include <thread>
 #include <vector>
 
+#include "baselines_blas.hpp"
+#include "baselines_dnnl.hpp"
 #include "codegen/codegen.hpp"
 #include "db/db.hpp"
+#include "hw/target.hpp"
+#include "interleave.hpp"
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
 #include "runtime/runtime.hpp"
-#include "hw/target.hpp"
 #include "search/tuner.hpp"
-#include "baselines_blas.hpp"
-#include "baselines_dnnl.hpp"
-#include "interleave.hpp"
 #include "workload.hpp"
 
 namespace {
@@ -83,7 +83,7 @@ int main(int argc, char** argv) try {
   omp_set_num_threads(threads);
   bench::blas_set_threads(threads);
 
-  const Kernel tuned = load(rebuild_recorded(op, target, *best));  // the measured kernel itself
+  const Kernel tuned = load(rebuild_recorded(op, target, *best));     // the measured kernel itself
   const Kernel naive = load(lower(Schedule{}, op, target).artifact);  // the untransformed nest
 
   auto bufs = make_buffers(op, 7);

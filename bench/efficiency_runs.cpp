@@ -25,7 +25,9 @@ std::optional<int> reach(const std::vector<Attempt>& as, double target, double t
 }
 }  // namespace
 
-std::optional<int> Run::attempts_to_reach(double target, double tol) const { return reach(attempts, target, tol, true); }
+std::optional<int> Run::attempts_to_reach(double target, double tol) const {
+  return reach(attempts, target, tol, true);
+}
 std::optional<int> Run::measurements_to_reach(double target, double tol) const {
   return reach(attempts, target, tol, false);
 }

@@ -11,8 +11,8 @@ namespace attune::bench {
 
 struct Attempt {
   Status status = Status::ok;
-  double time_s = 0;      // 0 unless ok
-  bool measured = true;   // false: a failure found while compiling (ml2), never run
+  double time_s = 0;     // 0 unless ok
+  bool measured = true;  // false: a failure found while compiling (ml2), never run
   std::vector<float> visible;
   nlohmann::json hidden;
 };

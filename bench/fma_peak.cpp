@@ -28,7 +28,18 @@ __attribute__((always_inline)) inline float chains_of(long iters, V a, V b) {
   V c6 = b * 7, c7 = b * 8, c8 = b * 9, c9 = b * 10, c10 = b * 11, c11 = b * 12;
   for (long i = 0; i < iters; ++i) {
 #define F(c) c = c * a + b  // contracted to one FMA (-mfma, or the AVX-512 target)
-    F(c0); F(c1); F(c2); F(c3); F(c4); F(c5); F(c6); F(c7); F(c8); F(c9); F(c10); F(c11);
+    F(c0);
+    F(c1);
+    F(c2);
+    F(c3);
+    F(c4);
+    F(c5);
+    F(c6);
+    F(c7);
+    F(c8);
+    F(c9);
+    F(c10);
+    F(c11);
 #undef F
     // Keep the compiler from hoisting or merging the chains across iterations.
     asm volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5));
@@ -40,9 +51,7 @@ __attribute__((always_inline)) inline float chains_of(long iters, V a, V b) {
   return r;
 }
 
-__attribute__((noinline)) float chains8(long iters) {
-  return chains_of<v8>(iters, v8{} + 0.999f, v8{} + 1e-3f);
-}
+__attribute__((noinline)) float chains8(long iters) { return chains_of<v8>(iters, v8{} + 0.999f, v8{} + 1e-3f); }
 
 __attribute__((noinline, target("avx512f,fma"))) float chains16(long iters) {
   return chains_of<v16>(iters, v16{} + 0.999f, v16{} + 1e-3f);

@@ -21,8 +21,8 @@ struct Contender {
 struct InterleaveOptions {
   int min_rounds = 5;
   int max_rounds = 25;
-  double max_seconds = 4;     // stop after this long once min_rounds are done
-  double min_sample_s = 0.01; // a sample repeats the kernel back to back at least this long
+  double max_seconds = 4;      // stop after this long once min_rounds are done
+  double min_sample_s = 0.01;  // a sample repeats the kernel back to back at least this long
   // Pause before each sample (untimed). With several threads the previous library's idle
   // workers spin for a while after it returns (libgomp, OpenBLAS's pool); the pause lets them
   // go to sleep instead of stealing a core from the next kernel.

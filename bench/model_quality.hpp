@@ -13,7 +13,7 @@ struct ModelQuality {
   double p_pairwise = 0, a_pairwise = 0;  // pairwise ranking accuracy on valid test rows
   double p_peak1 = 0, a_peak1 = 0, p_peak5 = 0, a_peak5 = 0;
   double v_precision = 0, v_recall = 0, v_accuracy = 0;  // of the "invalid" class
-  bool ok = false;  // enough data to say anything
+  bool ok = false;                                       // enough data to say anything
 };
 
 // Pools the attempts of `runs` (one workload, any strategy and seed), one row per distinct

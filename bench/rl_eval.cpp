@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
   int threads = 0;
   app.add_option("--policy", policy, "trained policy (attune train-policy) for strategy rl");
   app.add_option("--ops", ops, "workload names (comma separated)")->delimiter(',')->capture_default_str();
-  app.add_option("--strategies", strategies, "rl, rl-untrained, evolutionary, random")->delimiter(',')->capture_default_str();
+  app.add_option("--strategies", strategies, "rl, rl-untrained, evolutionary, random")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--trials", trials, "measurements per op and strategy")->capture_default_str();
   app.add_option("--seed", seed, "search seed")->capture_default_str();
   app.add_option("--threads", threads, "threads per candidate (0: all cores)")->capture_default_str();

@@ -28,11 +28,11 @@
 #include <thread>
 
 #include "codegen/codegen_vta.hpp"
+#include "efficiency_runs.hpp"
 #include "ir/error.hpp"
 #include "ir/op.hpp"
-#include "search/tuner.hpp"
-#include "efficiency_runs.hpp"
 #include "model_quality.hpp"
+#include "search/tuner.hpp"
 
 namespace fs = std::filesystem;
 using namespace attune;
@@ -84,8 +84,11 @@ int main(int argc, char** argv) {
   CLI::App app{"attune-tuning-efficiency: measurements per strategy to reach a baseline's best (ML²Tuner)"};
   app.add_option("--target", a.target, "vta, vta:CONFIG or a CPU target (cpu)")->capture_default_str();
   app.add_option("--workloads", a.workloads, "workload file (default: vta.txt for vta, cpu.txt otherwise)");
-  app.add_option("--only", a.only, "workload names (default: all for vta, gemm_512,rn50_c2_3x3 for cpu)")->delimiter(',');
-  app.add_option("--strategies", a.strategies, "strategies to run (default: random,evolutionary,xgb,ml2 for vta; random,ml2 for cpu)")->delimiter(',');
+  app.add_option("--only", a.only, "workload names (default: all for vta, gemm_512,rn50_c2_3x3 for cpu)")
+      ->delimiter(',');
+  app.add_option("--strategies", a.strategies,
+                 "strategies to run (default: random,evolutionary,xgb,ml2 for vta; random,ml2 for cpu)")
+      ->delimiter(',');
   app.add_option("--baseline", a.baseline, "strategy ml2 is compared with (default: xgb for vta, random for cpu)");
   app.add_option("--seeds", a.seeds, "seeds per strategy")->capture_default_str();
   app.add_option("--trials", a.trials, "attempts per run")->capture_default_str();
@@ -122,9 +125,10 @@ int main(int argc, char** argv) {
       for (const auto& s : a.strategies)
         for (int seed = 1; seed <= a.seeds; ++seed) jobs.push_back({&op, s, seed, db_path_for(a, op.name, s, seed)});
     fs::create_directories(fs::path(jobs.front().db).parent_path());
-    std::printf("tuning-efficiency: target %s, %zu workloads x %zu strategies x %d seeds, %d attempts each, "
-                "%d at once, databases in %s\n",
-                target_name.c_str(), ops.size(), a.strategies.size(), a.seeds, a.trials, a.jobs, a.dir.c_str());
+    std::printf(
+        "tuning-efficiency: target %s, %zu workloads x %zu strategies x %d seeds, %d attempts each, "
+        "%d at once, databases in %s\n",
+        target_name.c_str(), ops.size(), a.strategies.size(), a.seeds, a.trials, a.jobs, a.dir.c_str());
     std::fflush(stdout);
 
     std::map<std::string, double> wall;  // db -> seconds
@@ -209,13 +213,15 @@ int main(int argc, char** argv) {
       }
       layer_fraction.push_back(median(fr));
       layer_fraction_first.push_back(median(fr_first));
-      std::printf("%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
-                  "took to first reach its own final best)\n",
-                  op.name.c_str(), a.candidate.c_str(), 100 * layer_fraction.back(), a.baseline.c_str(),
-                  layer_fraction_first.back(), a.baseline.c_str());
+      std::printf(
+          "%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
+          "took to first reach its own final best)\n",
+          op.name.c_str(), a.candidate.c_str(), 100 * layer_fraction.back(), a.baseline.c_str(),
+          layer_fraction_first.back(), a.baseline.c_str());
     }
 
-    std::printf("\nmodel quality on held-out configs (30%% of each workload's distinct configs; mean over workloads)\n");
+    std::printf(
+        "\nmodel quality on held-out configs (30%% of each workload's distinct configs; mean over workloads)\n");
     std::vector<double> pp, ap, p1, a1, p5, a5, vp, vr;
     for (const auto& op : ops) {
       std::vector<const Run*> all;
@@ -223,10 +229,11 @@ int main(int argc, char** argv) {
         for (const auto& r : rs) all.push_back(&r);
       const auto q = held_out_quality(all, vta ? "vta" : "cpu");
       if (!q.ok) continue;
-      std::printf("  %-12s train %4d test %4d (valid %4d): pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | "
-                  "peak@5 P %.3f A %.3f | V precision %.3f recall %.3f\n",
-                  op.name.c_str(), q.train_rows, q.test_rows, q.test_valid, q.p_pairwise, q.a_pairwise, q.p_peak1,
-                  q.a_peak1, q.p_peak5, q.a_peak5, q.v_precision, q.v_recall);
+      std::printf(
+          "  %-12s train %4d test %4d (valid %4d): pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | "
+          "peak@5 P %.3f A %.3f | V precision %.3f recall %.3f\n",
+          op.name.c_str(), q.train_rows, q.test_rows, q.test_valid, q.p_pairwise, q.a_pairwise, q.p_peak1, q.a_peak1,
+          q.p_peak5, q.a_peak5, q.v_precision, q.v_recall);
       pp.push_back(q.p_pairwise);
       ap.push_back(q.a_pairwise);
       p1.push_back(q.p_peak1);
@@ -239,18 +246,21 @@ int main(int argc, char** argv) {
     auto mean = [](const std::vector<double>& v) {
       return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
     };
-    std::printf("  mean: pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | peak@5 P %.3f A %.3f | V precision %.3f "
-                "recall %.3f\n",
-                mean(pp), mean(ap), mean(p1), mean(a1), mean(p5), mean(a5), mean(vp), mean(vr));
+    std::printf(
+        "  mean: pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | peak@5 P %.3f A %.3f | V precision %.3f "
+        "recall %.3f\n",
+        mean(pp), mean(ap), mean(p1), mean(a1), mean(p5), mean(a5), mean(vp), mean(vr));
 
     const double samples_fraction = median(layer_fraction);
-    const double invalid_reduction = inv_b > 0 ? 1.0 - static_cast<double>(inv_c) / static_cast<double>(inv_b) : std::nan("");
-    const double strict = inv_b_strict > 0 ? 1.0 - static_cast<double>(inv_c_strict) / static_cast<double>(inv_b_strict)
-                                           : std::nan("");
-    std::printf("\n%s vs %s over %d (workload, seed) pairs: reached the baseline's best in %d; invalid measured %ld vs "
-                "%ld; invalid attempts incl. %s's compile-stage failures %ld vs %ld (reduction %.2f)\n",
-                a.candidate.c_str(), a.baseline.c_str(), pairs, pairs - never, inv_c, inv_b, a.candidate.c_str(),
-                inv_c_strict, inv_b_strict, strict);
+    const double invalid_reduction =
+        inv_b > 0 ? 1.0 - static_cast<double>(inv_c) / static_cast<double>(inv_b) : std::nan("");
+    const double strict =
+        inv_b_strict > 0 ? 1.0 - static_cast<double>(inv_c_strict) / static_cast<double>(inv_b_strict) : std::nan("");
+    std::printf(
+        "\n%s vs %s over %d (workload, seed) pairs: reached the baseline's best in %d; invalid measured %ld vs "
+        "%ld; invalid attempts incl. %s's compile-stage failures %ld vs %ld (reduction %.2f)\n",
+        a.candidate.c_str(), a.baseline.c_str(), pairs, pairs - never, inv_c, inv_b, a.candidate.c_str(), inv_c_strict,
+        inv_b_strict, strict);
     std::printf("target=%s samples_fraction=%.2f invalid_reduction=%.2f\n", target_name.c_str(), samples_fraction,
                 invalid_reduction);
     return 0;

@@ -29,15 +29,14 @@ VtaProgram make_program(const VtaConfig& cfg, VtaDram& dram, int gemms) {
   b.load(VtaMemType::wgt, {.dram_base = std::uint32_t(wgt / cfg.wgt_elem_bytes()), .x_size = cfg.wgt_depth()},
          {.push_next = true});
   for (int g = 0; g < gemms; ++g)
-    b.gemm({.uop_end = 64, .iter_out = 32, .iter_in = 16, .dst_factor_out = 64, .src_factor_in = 64,
-            .wgt_factor_in = 64},
-           {.pop_prev = g == 0});
+    b.gemm(
+        {.uop_end = 64, .iter_out = 32, .iter_in = 16, .dst_factor_out = 64, .src_factor_in = 64, .wgt_factor_in = 64},
+        {.pop_prev = g == 0});
   b.finish();
   return b.take();
 }
 
-double seconds_of(const VtaProgram& p, std::span<std::uint8_t> dram, const VtaConfig& cfg, VtaMode mode,
-                  VtaResult& r) {
+double seconds_of(const VtaProgram& p, std::span<std::uint8_t> dram, const VtaConfig& cfg, VtaMode mode, VtaResult& r) {
   const auto t0 = std::chrono::steady_clock::now();
   r = run_vta(p, dram, cfg, mode);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -16,10 +16,10 @@
 namespace bench {
 
 struct Workload {
-  std::string name;    // "rn50_c2_3x3"
-  std::string family;  // the template: "conv2d", "gemm", ...
+  std::string name;                           // "rn50_c2_3x3"
+  std::string family;                         // the template: "conv2d", "gemm", ...
   std::map<std::string, std::string> params;  // as written on the line (key=value)
-  attune::Op op;       // instantiate_template(family, params), named `name`
+  attune::Op op;                              // instantiate_template(family, params), named `name`
 
   // An integer parameter, or `fallback` when the line does not give it.
   std::int64_t num(const std::string& key, std::int64_t fallback = -1) const {

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "attune/error.hpp"
 #include "db/decode.hpp"
 #include "fuzz.hpp"
+#include "ir/error.hpp"
 
 namespace {
 

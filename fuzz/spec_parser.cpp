@@ -3,9 +3,9 @@
 #include <optional>
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/op.hpp"
 #include "fuzz.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attune;

@@ -5,9 +5,9 @@
 // targets/ so that relative config references ("vta/default.json") resolve as they do there.
 #include <string>
 
-#include "attune/error.hpp"
-#include "attune/target.hpp"
 #include "fuzz.hpp"
+#include "hw/target.hpp"
+#include "ir/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attune;

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "attune/actions.hpp"
-#include "attune/error.hpp"
-#include "attune/op.hpp"
-#include "attune/schedule.hpp"
-#include "attune/transform.hpp"
 #include "fuzz.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
+#include "schedule/actions.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/transform.hpp"
 
 namespace {
 
@@ -20,10 +20,9 @@ namespace {
 const std::vector<attune::Op>& ops() {
   static const std::vector<attune::Op> all = [] {
     std::vector<attune::Op> v;
-    for (const char* spec : {"gemm:M=12,N=10,K=7,epilogue=bias_relu",
-                             "conv2d:N=1,H=7,W=6,C=3,K=4,R=3,S=3,stride=2,pad=1",
-                             "conv2d_transpose:N=1,H=4,W=4,C=2,K=3,R=3,S=3,stride=2,pad=1",
-                             "depthwise_conv2d:N=1,H=5,W=5,C=4,R=3,S=3"})
+    for (const char* spec :
+         {"gemm:M=12,N=10,K=7,epilogue=bias_relu", "conv2d:N=1,H=7,W=6,C=3,K=4,R=3,S=3,stride=2,pad=1",
+          "conv2d_transpose:N=1,H=4,W=4,C=2,K=3,R=3,S=3,stride=2,pad=1", "depthwise_conv2d:N=1,H=5,W=5,C=4,R=3,S=3"})
       v.push_back(attune::op_from_cli(spec));
     return v;
   }();

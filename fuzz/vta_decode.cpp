@@ -12,11 +12,11 @@
 #include <cstring>
 #include <vector>
 
-#include "attune/error.hpp"
-#include "attune/vta_config.hpp"
-#include "attune/vta_program.hpp"
-#include "attune/vta_sim.hpp"
 #include "fuzz.hpp"
+#include "ir/error.hpp"
+#include "sim/vta_config.hpp"
+#include "sim/vta_program.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace {
 

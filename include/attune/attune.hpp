@@ -28,9 +28,9 @@ namespace attune {
 // task, earlier runs included (as `attune tune --trials`): tuning again with the same number
 // resumes and stops at once, a larger one measures only the difference.
 struct Budget {
-  int trials = 100;     // attempts wanted in total (0: no limit; then `seconds` must be set)
-  double seconds = 0;   // stop after this long (0: no limit)
-  int threads = 0;      // threads each candidate runs with (0: all cores)
+  int trials = 100;    // attempts wanted in total (0: no limit; then `seconds` must be set)
+  double seconds = 0;  // stop after this long (0: no limit)
+  int threads = 0;     // threads each candidate runs with (0: all cores)
   // Bytes that measuring one candidate may take (the op's tensors and attune's copies of
   // them, estimated before anything is allocated; 0: half of physical memory). An op over
   // the limit is refused with Error instead of meeting the OOM killer.
@@ -53,11 +53,11 @@ struct BestKernel {
 
 // One argument of a kernel.
 struct TensorInfo {
-  std::string name;                  // as in the spec ("A", "B", "C")
-  std::vector<std::int64_t> shape;   // dense, row-major
-  std::string dtype;                 // "f32", "f16" (IEEE half, as uint16_t), "i8", "u8", "i32"
-  bool output = false;  // written by the kernel (every element: what it held before does not
-                        // matter); the others are only read
+  std::string name;                 // as in the spec ("A", "B", "C")
+  std::vector<std::int64_t> shape;  // dense, row-major
+  std::string dtype;                // "f32", "f16" (IEEE half, as uint16_t), "i8", "u8", "i32"
+  bool output = false;              // written by the kernel (every element: what it held before does not
+                                    // matter); the others are only read
 };
 
 // A tuned kernel, loaded into this process. Owns the shared object it runs (closed by the
@@ -79,8 +79,8 @@ class Kernel {
   void operator()(const std::vector<void*>& buffers) const;
 
   const std::vector<TensorInfo>& tensors() const;  // in argument order
-  const BestKernel& measured() const;               // what tuning measured for it
-  const std::string& library_path() const;          // the shared object it runs
+  const BestKernel& measured() const;              // what tuning measured for it
+  const std::string& library_path() const;         // the shared object it runs
 
  private:
   struct Impl;

@@ -3,8 +3,8 @@
 
 #include "codegen/artifact.hpp"
 #include "db/db.hpp"
-#include "ir/op.hpp"
 #include "hw/target.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 

@@ -10,9 +10,9 @@
 #include "api/reference_check.hpp"
 #include "codegen/codegen_vta.hpp"
 #include "db/db.hpp"
+#include "hw/target.hpp"
 #include "runtime/memory_estimate.hpp"
 #include "runtime/runtime.hpp"
-#include "hw/target.hpp"
 #include "search/tuner.hpp"
 
 namespace attune {

@@ -21,8 +21,7 @@ std::string json_text_or_file(const std::string& arg, const std::string& what) {
   if (first == std::string::npos) throw Error(what + ": empty value");
   if (arg[first] == '{' || arg[first] == '[') return arg;
   std::error_code ec;
-  if (!fs::is_regular_file(arg, ec))
-    throw Error(what + ": '" + arg + "' is neither inline JSON nor a readable file");
+  if (!fs::is_regular_file(arg, ec)) throw Error(what + ": '" + arg + "' is neither inline JSON nor a readable file");
   std::ifstream in(arg, std::ios::binary);
   if (!in) throw Error(what + ": cannot open '" + arg + "'");
   std::ostringstream ss;
@@ -47,16 +46,16 @@ std::string target_arg(const std::string& arg) {
   if (!is_kind || name.empty() || name.find('/') != std::string::npos) return arg;  // a path after all
   const Target t = load_target(name);
   if (target_kind_name(t.kind) != kind)
-    throw Error("target '" + arg + "': " + t.name + " is a " + std::string(target_kind_name(t.kind)) +
-                " target, not " + kind);
+    throw Error("target '" + arg + "': " + t.name + " is a " + std::string(target_kind_name(t.kind)) + " target, not " +
+                kind);
   return name;
 }
 
 Target load_target_arg(const std::string& arg) { return load_target(target_arg(arg)); }
 
 void check_max_memory(const Op& op, const std::string& max_memory_arg) {
-  check_memory_limit(op, max_memory_arg.empty() ? default_memory_limit()
-                                                : parse_byte_size(max_memory_arg, "--max-memory"));
+  check_memory_limit(op,
+                     max_memory_arg.empty() ? default_memory_limit() : parse_byte_size(max_memory_arg, "--max-memory"));
 }
 
 std::string one_line(const std::string& text, std::size_t max_chars) {

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schedule/schedule.hpp"
 #include "hw/target.hpp"
+#include "schedule/schedule.hpp"
 
 namespace CLI {
 class App;
@@ -39,8 +39,8 @@ void add_gpu_bundle_command(CLI::App& app, Action& action);  // cmd_gpu_bundle.c
 
 // `attune lower` with --intrinsic/--mapping or a cuda target (cmd_lower_tensorize.cpp).
 bool wants_tensorize(const std::string& target, const std::string& intrinsic, int mapping);
-int run_lower_tensorized(const std::string& spec, const std::string& target, const std::string& intrinsic,
-                         int mapping, bool code_only);
+int run_lower_tensorized(const std::string& spec, const std::string& target, const std::string& intrinsic, int mapping,
+                         bool code_only);
 void add_train_policy_command(CLI::App& app, Action& action);  // cmd_train_policy.cpp (RL agent)
 
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the

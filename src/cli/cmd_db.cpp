@@ -10,16 +10,16 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/cli_common.hpp"
 #include "codegen/codegen_cpu.hpp"
+#include "codegen/codegen_vta.hpp"
 #include "db/db.hpp"
+#include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "ir/json_limits.hpp"
 #include "runtime/runtime.hpp"
-#include "codegen/codegen_vta.hpp"
-#include "hw/target.hpp"
 #include "schedule/transform.hpp"
 #include "search/tuner.hpp"
-#include "cli/cli_common.hpp"
 
 namespace attune::cli {
 
@@ -92,12 +92,17 @@ int run_best(const TaskArgs& a) {
     } catch (const Error&) {
       trace = best->trace;
     }
-    nlohmann::json j = {{"op", f.task.name},      {"target", f.task.target},
-                        {"task_id", f.task.id},   {"record_id", best->id},
+    nlohmann::json j = {{"op", f.task.name},
+                        {"target", f.task.target},
+                        {"task_id", f.task.id},
+                        {"record_id", best->id},
                         {"status", status_name(best->status)},
-                        {"gflops", gflops},       {"time_ms", best->median_s * 1e3},
-                        {"trials", counts.trials}, {"valid", counts.valid},
-                        {"trial", best->trial},   {"strategy", best->strategy},
+                        {"gflops", gflops},
+                        {"time_ms", best->median_s * 1e3},
+                        {"trials", counts.trials},
+                        {"valid", counts.valid},
+                        {"trial", best->trial},
+                        {"strategy", best->strategy},
                         {"trace", trace},
                         {"c_path", c_path.empty() ? nlohmann::json() : nlohmann::json(c_path)}};
     std::cout << j.dump() << std::endl;

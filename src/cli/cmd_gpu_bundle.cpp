@@ -6,10 +6,10 @@
 #include <iostream>
 #include <memory>
 
-#include "ir/error.hpp"
-#include "codegen/gpu_bundle.hpp"
-#include "schedule/tensorize.hpp"
 #include "cli/cli_common.hpp"
+#include "codegen/gpu_bundle.hpp"
+#include "ir/error.hpp"
+#include "schedule/tensorize.hpp"
 
 namespace attune::cli {
 
@@ -51,7 +51,8 @@ int run_bundle(const BundleArgs& a) {
   if (target.kind != TargetKind::cuda) throw Error("gpu-bundle: target " + target.name + " is not a cuda target");
   std::vector<TensorizePlan> plans;
   if (a.specs.empty()) {
-    for (const auto& d : kDefaults) plans.push_back(plan_tensorize(op_from_cli(d.spec), target.intrinsic(d.intrinsic), 0));
+    for (const auto& d : kDefaults)
+      plans.push_back(plan_tensorize(op_from_cli(d.spec), target.intrinsic(d.intrinsic), 0));
   }
   for (const auto& spec : a.specs) {
     const Op op = op_from_cli(spec);
@@ -71,8 +72,8 @@ int run_bundle(const BundleArgs& a) {
     if (n == 0) throw Error("gpu-bundle: no intrinsic of " + target.name + " maps " + spec);
   }
   const auto ids = write_gpu_bundle(a.dir, plans);
-  std::cout << "wrote " << ids.size() << " kernels and harnesses to " << a.dir
-            << " (run scripts/gpu-check.sh " << a.dir << " on the GPU machine)\n";
+  std::cout << "wrote " << ids.size() << " kernels and harnesses to " << a.dir << " (run scripts/gpu-check.sh " << a.dir
+            << " on the GPU machine)\n";
   return 0;
 }
 

@@ -3,8 +3,8 @@
 
 #include <iostream>
 
-#include "libgen/libgen.hpp"
 #include "cli/cli_common.hpp"
+#include "libgen/libgen.hpp"
 
 namespace attune::cli {
 
@@ -24,8 +24,8 @@ int run_libgen(const LibgenArgs& a) {
   o.ops_file = a.ops;
   o.force = a.force;
   const LibgenResult r = generate_library(o);
-  std::cout << "wrote library '" << a.name << "' to " << a.out << ": " << r.tuned_kernels
-            << " tuned kernel" << (r.tuned_kernels == 1 ? "" : "s") << ", " << r.files.size() << " files\n";
+  std::cout << "wrote library '" << a.name << "' to " << a.out << ": " << r.tuned_kernels << " tuned kernel"
+            << (r.tuned_kernels == 1 ? "" : "s") << ", " << r.files.size() << " files\n";
   for (const auto& k : r.kernels)
     std::cout << "  " << k.symbol << "  " << (k.family.empty() ? k.entry : k.family) << "  " << k.task << "  "
               << format_time(k.time_s) << "\n";
@@ -38,7 +38,8 @@ int run_libgen(const LibgenArgs& a) {
 
 void add_libgen_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<LibgenArgs>();
-  auto* sub = app.add_subcommand("libgen", "Emit the best verified kernels of a database as a C library with a CMake package");
+  auto* sub =
+      app.add_subcommand("libgen", "Emit the best verified kernels of a database as a C library with a CMake package");
   sub->add_option("--db", args->db, "tuning database")->capture_default_str();
   sub->add_option("--out", args->out, "output directory")->required();
   sub->add_option("--name", args->name, "library name (a C identifier)")->capture_default_str();

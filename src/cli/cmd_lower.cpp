@@ -6,13 +6,13 @@
 #include <iostream>
 #include <memory>
 
-#include "codegen/codegen.hpp"
-#include "ir/error.hpp"
-#include "schedule/loopnest.hpp"
-#include "ir/op.hpp"
-#include "schedule/schedule.hpp"
-#include "hw/target.hpp"
 #include "cli/cli_common.hpp"
+#include "codegen/codegen.hpp"
+#include "hw/target.hpp"
+#include "ir/error.hpp"
+#include "ir/op.hpp"
+#include "schedule/loopnest.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune::cli {
 
@@ -40,8 +40,8 @@ int run_lower(const LowerArgs& a) {
   const Artifact art = a.nest_only ? Artifact{} : lower(schedule, op, target).artifact;
   if (!a.c_only) {
     if (!a.nest_only) std::cout << "// ---- loop nest ----\n";
-    const std::string text = schedule.tensorize ? tensorize_plan(op, target, *schedule.tensorize).str()
-                                                : replay(op, schedule.nest).str();
+    const std::string text =
+        schedule.tensorize ? tensorize_plan(op, target, *schedule.tensorize).str() : replay(op, schedule.nest).str();
     std::cout << text << (text.ends_with('\n') ? "" : "\n");
   }
   if (a.nest_only) return 0;
@@ -61,11 +61,11 @@ void add_lower_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("lower", "Print the loop nest of SPEC (after --trace) and its generated C");
   sub->add_option("SPEC", args->spec, "op: template call, workload line/name, raw spec or spec file")->required();
   sub->add_option("--trace", args->trace,
-                 "schedule to lower (a record's trace: loop-nest steps or a tensorize step): a JSON file or "
-                 "inline JSON");
+                  "schedule to lower (a record's trace: loop-nest steps or a tensorize step): a JSON file or "
+                  "inline JSON");
   sub->add_option("--target", args->target,
-                 "target whose code to print (default: cpu, this machine's); a cpu target sets the vector width and "
-                 "flags, a cuda target prints the tensorized CUDA source");
+                  "target whose code to print (default: cpu, this machine's); a cpu target sets the vector width and "
+                  "flags, a cuda target prints the tensorized CUDA source");
   sub->add_option("--intrinsic", args->intrinsic, "tensorize onto this intrinsic of --target (see `attune map`)");
   sub->add_option("--mapping", args->mapping, "with mapping number K of `attune map` (default: the widest valid one)");
   auto* nest = sub->add_flag("--nest-only", args->nest_only, "print only the loop nest");

@@ -3,11 +3,11 @@
 // target's backend through lower(): CUDA source for cuda targets, tensorized C for cpu targets.
 #include <iostream>
 
+#include "cli/cli_common.hpp"
 #include "codegen/codegen.hpp"
 #include "ir/error.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/tensorize.hpp"
-#include "cli/cli_common.hpp"
 
 namespace attune::cli {
 

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <memory>
 
-#include "mapping/mapping.hpp"
-#include "ir/op.hpp"
-#include "hw/target.hpp"
 #include "cli/cli_common.hpp"
+#include "hw/target.hpp"
+#include "ir/op.hpp"
+#include "mapping/mapping.hpp"
 
 namespace attune::cli {
 

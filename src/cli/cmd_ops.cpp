@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "ir/op.hpp"
 #include "cli/cli_common.hpp"
+#include "ir/op.hpp"
 
 namespace attune::cli {
 
@@ -30,8 +30,7 @@ int run_ops() {
     std::cout << pad(t.name, tmpl_w) << "  " << t.summary << "\n";
     for (const auto& p : t.params)
       std::cout << "    " << pad(p.name, name_w) << "  "
-                << pad(p.default_value.empty() ? "required" : p.default_value, value_w) << "  "
-                << p.help << "\n";
+                << pad(p.default_value.empty() ? "required" : p.default_value, value_w) << "  " << p.help << "\n";
   }
   std::cout << "\nUse as SPEC: 'NAME:KEY=VALUE,...', e.g. 'gemm:M=512,N=512,K=512'.\n";
   return 0;

@@ -5,9 +5,9 @@
 
 #include <iostream>
 
+#include "cli/cli_common.hpp"
 #include "codegen/codegen_vta.hpp"
 #include "ir/error.hpp"
-#include "cli/cli_common.hpp"
 
 namespace attune::cli {
 

@@ -14,10 +14,10 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_common.hpp"
+#include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "search/rl.hpp"
-#include "hw/target.hpp"
-#include "cli/cli_common.hpp"
 
 namespace attune::cli {
 
@@ -79,13 +79,14 @@ int run_train(const TrainArgs& a) {
     if (p.episode % 50 != 0 && p.episode != p.episodes) return;
     std::cerr << "train-policy: episode " << p.episode << "/" << p.episodes << ", epsilon " << fixed(p.epsilon, 2)
               << ", mean reward " << fixed(p.mean_reward, 3) << " (x" << fixed(std::exp(p.mean_reward), 2)
-              << " model speedup), loss " << fixed(p.mean_loss, 4) << ", " << format_duration(p.elapsed_s)
-              << " elapsed" << std::endl;
+              << " model speedup), loss " << fixed(p.mean_loss, 4) << ", " << format_duration(p.elapsed_s) << " elapsed"
+              << std::endl;
   });
   agent.save(a.out);
 
   std::cout << "episodes  " << r.episodes << " (" << r.steps << " moves) in " << format_duration(r.elapsed_s) << "\n"
-            << "reward    " << fixed(r.mean_final_reward, 3) << " mean log model speedup over the last 10% of episodes\n";
+            << "reward    " << fixed(r.mean_final_reward, 3)
+            << " mean log model speedup over the last 10% of episodes\n";
   std::cout << "greedy    model speedup of the trained policy's own trace per op:\n";
   for (const auto& op : ops) {
     const auto g = rl::greedy_rollout(agent, op, o.env);
@@ -102,9 +103,11 @@ void add_train_policy_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("train-policy", "Train the RL agent's policy on a workload file (cost-model reward)");
   sub->add_option("--workloads", args->workloads, "workload file (name family key=value ...)")->required();
   sub->add_option("--out", args->out, "policy file to write")->required();
-  sub->add_option("--target", args->target, "cpu target whose vector width the cost model assumes")->capture_default_str();
+  sub->add_option("--target", args->target, "cpu target whose vector width the cost model assumes")
+      ->capture_default_str();
   sub->add_option("--episodes", args->episodes, "training episodes")->capture_default_str();
-  sub->add_option("--families", args->families, "only these families (second column), e.g. gemm conv2d")->delimiter(',');
+  sub->add_option("--families", args->families, "only these families (second column), e.g. gemm conv2d")
+      ->delimiter(',');
   sub->add_option("--skip", args->skip, "leave out these op names")->delimiter(',');
   sub->add_option("--max-steps", args->max_steps, "moves per episode")->capture_default_str();
   sub->add_option("--threads", args->threads, "cores the cost model assumes (0: all)")->capture_default_str();

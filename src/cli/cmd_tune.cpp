@@ -9,13 +9,13 @@
 #include <iostream>
 #include <memory>
 
-#include "attune/error.hpp"
-#include "attune/interrupt.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/codegen_vta.hpp"
-#include "attune/target.hpp"
-#include "attune/tuner.hpp"
 #include "cli/cli_common.hpp"
+#include "codegen/codegen_vta.hpp"
+#include "hw/target.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
+#include "runtime/interrupt.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::cli {
 
@@ -80,11 +80,9 @@ class ProgressLine {
   }
 
   static std::string text(const TuneProgress& p) {
-    std::string s = "tune: " + std::to_string(p.trials) +
-                    (p.budget > 0 ? "/" + std::to_string(p.budget) : "") + " trials, " +
-                    std::to_string(p.valid) + " valid";
-    if (p.best_time_s > 0)
-      s += ", best " + fixed(p.best_gflops, 1) + " GFLOP/s (" + format_time(p.best_time_s) + ")";
+    std::string s = "tune: " + std::to_string(p.trials) + (p.budget > 0 ? "/" + std::to_string(p.budget) : "") +
+                    " trials, " + std::to_string(p.valid) + " valid";
+    if (p.best_time_s > 0) s += ", best " + fixed(p.best_gflops, 1) + " GFLOP/s (" + format_time(p.best_time_s) + ")";
     s += ", " + format_duration(p.elapsed_s) + " elapsed";
     if (p.eta_s >= 0) s += ", ETA " + format_duration(p.eta_s);
     return s;
@@ -154,12 +152,13 @@ int run_tune(const TuneArgs& a) {
     if (!r.arms.empty()) {
       j["arms"] = nlohmann::json::array();
       for (const auto& arm : r.arms)
-        j["arms"].push_back({{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
+        j["arms"].push_back(
+            {{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
     }
     std::cout << j.dump() << std::endl;
   } else {
-    std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name
-              << " (task " << r.task_id << ")\n"
+    std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name << " (task "
+              << r.task_id << ")\n"
               << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before << " resumed"
               << (alongside > 0 ? ", " + std::to_string(alongside) + " by another run" : std::string()) << ")\n"
               << "valid     " << r.valid << "\n";
@@ -181,8 +180,7 @@ int run_tune(const TuneArgs& a) {
                 << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
   }
   if (r.interrupted) return interrupted_exit_code(r.interrupted);
-  if (!found)
-    throw Error("no valid candidate among " + std::to_string(total) + " trials (see `attune history`)");
+  if (!found) throw Error("no valid candidate among " + std::to_string(total) + " trials (see `attune history`)");
   return 0;
 }
 
@@ -193,9 +191,11 @@ void add_tune_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("tune", "Search schedules of SPEC, measuring and recording each in the database");
   sub->add_option("SPEC", args->spec, "op: template call, workload line/name, raw spec or spec file")->required();
   sub->add_option("--target", args->target, "target to tune for")->capture_default_str();
-  auto* trials = sub->add_option("--trials", args->trials, "total attempts wanted for the task (earlier runs count; default 200)");
+  auto* trials =
+      sub->add_option("--trials", args->trials, "total attempts wanted for the task (earlier runs count; default 200)");
   sub->add_option("--time", args->time_s, "stop after this many seconds")->excludes(trials);
-  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, xgb, ml2, rl)")->capture_default_str();
+  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, xgb, ml2, rl)")
+      ->capture_default_str();
   sub->add_option("--db", args->db, "tuning database")->capture_default_str();
   sub->add_option("--seed", args->seed, "search seed")->capture_default_str();
   sub->add_option("--threads", args->threads, "threads each candidate runs with (0: all cores)")->capture_default_str();
@@ -205,7 +205,8 @@ void add_tune_command(CLI::App& app, Action& action) {
                   "targets with strategies evolutionary and random), on, off, only")
       ->check(CLI::IsMember({"auto", "on", "off", "only"}))
       ->capture_default_str();
-  sub->add_option("--max-mappings", args->max_mappings, "most promising mappings searched (arms beside the loop-nest one)")
+  sub->add_option("--max-mappings", args->max_mappings,
+                  "most promising mappings searched (arms beside the loop-nest one)")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   sub->add_option("--confirm-top", args->confirm_top,

@@ -14,13 +14,13 @@
 #include <optional>
 #include <random>
 
-#include "attune/actions.hpp"
-#include "attune/codegen.hpp"
-#include "attune/error.hpp"
-#include "attune/interrupt.hpp"
-#include "attune/runtime.hpp"
-#include "attune/schedule.hpp"
 #include "cli/cli_common.hpp"
+#include "codegen/codegen.hpp"
+#include "ir/error.hpp"
+#include "runtime/interrupt.hpp"
+#include "runtime/runtime.hpp"
+#include "schedule/actions.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune::cli {
 
@@ -35,7 +35,6 @@ struct VerifyArgs {
   double timeout_s = 120;
   std::string max_memory;  // "": half of physical memory
 };
-
 
 constexpr std::size_t kChunk = 32;  // candidates built and measured between progress updates
 
@@ -65,8 +64,8 @@ class Progress {
  public:
   explicit Progress(int total) : total_(total), tty_(stderr_is_terminal()) {}
   void show(int done, int failed) {
-    const std::string line = "verify: " + std::to_string(done) + "/" + std::to_string(total_) +
-                             " checked, " + std::to_string(failed) + " failed";
+    const std::string line = "verify: " + std::to_string(done) + "/" + std::to_string(total_) + " checked, " +
+                             std::to_string(failed) + " failed";
     if (tty_)
       std::cerr << "\r\033[K" << line << std::flush;
     else

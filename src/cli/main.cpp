@@ -8,8 +8,8 @@
 #include <exception>
 #include <iostream>
 
-#include "ir/error.hpp"
 #include "cli/cli_common.hpp"
+#include "ir/error.hpp"
 
 namespace {
 

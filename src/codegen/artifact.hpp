@@ -12,10 +12,10 @@
 namespace attune {
 
 struct Artifact {
-  std::string language = "c";          // "c" (CPU), "cuda", "vta"
-  std::string source;                  // the full translation unit
-  std::string entry = "attune_kernel"; // exported symbol
-  std::vector<std::string> flags;      // compiler flags, e.g. {"-O3", "-march=native", "-fopenmp"}
+  std::string language = "c";           // "c" (CPU), "cuda", "vta"
+  std::string source;                   // the full translation unit
+  std::string entry = "attune_kernel";  // exported symbol
+  std::vector<std::string> flags;       // compiler flags, e.g. {"-O3", "-march=native", "-fopenmp"}
 };
 
 }  // namespace attune

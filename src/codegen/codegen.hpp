@@ -16,9 +16,9 @@
 
 #include "codegen/artifact.hpp"
 #include "codegen/codegen_vta.hpp"
+#include "hw/target.hpp"
 #include "ir/op.hpp"
 #include "schedule/schedule.hpp"
-#include "hw/target.hpp"
 
 namespace attune {
 

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "codegen/artifact.hpp"
-#include "schedule/loopnest.hpp"
 #include "hw/target.hpp"
+#include "schedule/loopnest.hpp"
 
 namespace attune {
 
 struct CpuCodegenOptions {
-  int vector_bits = 256;       // 256: AVX2 (8 f32 lanes); 512: AVX-512 (16 lanes)
+  int vector_bits = 256;      // 256: AVX2 (8 f32 lanes); 512: AVX-512 (16 lanes)
   int vector_registers = 16;  // the target's (VectorRegisters): how many accumulators promotion keeps
   std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-ffp-contract=fast"};
   std::string trace_json;  // recorded in the header comment

@@ -24,10 +24,10 @@
 namespace attune {
 
 struct CudaCodegenOptions {
-  std::string name;      // kernel identifier prefix; empty: derived from the op and intrinsic
-  int warps_m = 2;       // warps per block along M and N
+  std::string name;  // kernel identifier prefix; empty: derived from the op and intrinsic
+  int warps_m = 2;   // warps per block along M and N
   int warps_n = 2;
-  int block_target = 64; // aim for block tiles of about this many rows / columns
+  int block_target = 64;  // aim for block tiles of about this many rows / columns
 };
 
 // Throws Error for an emit kind the CUDA backend cannot emit. Artifact: language "cuda", entry

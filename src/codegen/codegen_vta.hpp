@@ -57,7 +57,7 @@ struct VtaProblem {
   std::int64_t n = 1, c = 1, h = 1, w = 1;  // input
   std::int64_t k = 1, r = 1, s = 1;         // filters
   std::int64_t stride = 1, pad = 0;
-  std::int64_t oh = 1, ow = 1;              // output
+  std::int64_t oh = 1, ow = 1;                        // output
   int in_tensor = 0, wgt_tensor = 1, out_tensor = 2;  // indices into op.tensors
 };
 
@@ -71,7 +71,7 @@ struct VtaKnobs {
   std::int64_t tile_b = 1, tile_h = 1, tile_w = 1, tile_ci = 1, tile_co = 1;
   std::int64_t oc_nthread = 1, h_nthread = 1;
 
-  nlohmann::json to_json() const;  // {"tile_b": 1, ...}, for people (space statistics)
+  nlohmann::json to_json() const;                 // {"tile_b": 1, ...}, for people (space statistics)
   static VtaKnobs of(const AcceleratorKnobs& k);  // each read by its name; Error for another target
   bool operator==(const VtaKnobs&) const = default;
 };
@@ -84,9 +84,9 @@ std::vector<std::pair<std::string, std::vector<std::int64_t>>> vta_knob_choices(
 
 // Where the program expects its data in DRAM (byte offsets; see the layouts above).
 struct VtaImage {
-  std::size_t bytes = 0;        // the DRAM region size the program needs
+  std::size_t bytes = 0;  // the DRAM region size the program needs
   std::size_t inp_off = 0, wgt_off = 0, uop_off = 0;
-  std::size_t out_off = 0;      // plane p starts at out_off + p * out_plane_bytes
+  std::size_t out_off = 0;  // plane p starts at out_off + p * out_plane_bytes
   std::size_t out_plane_bytes = 0;
 };
 
@@ -100,12 +100,12 @@ struct VtaImage {
 //   not_expressible    a DMA or micro-op field outside its encoding (pad > 15, stride > 16 bits,
 //                      an index past a micro-op field...).
 struct VtaCompiled {
-  Status status = Status::ok;   // ok or compile_error
-  std::string error_kind;       // one of the names above; empty when ok
-  std::string error;            // one line: what overflowed and by how much
+  Status status = Status::ok;  // ok or compile_error
+  std::string error_kind;      // one of the names above; empty when ok
+  std::string error;           // one line: what overflowed and by how much
   VtaKnobs knobs;
   VtaProgram program;
-  std::vector<VtaUop> uops;     // loaded once, at the start of the program
+  std::vector<VtaUop> uops;  // loaded once, at the start of the program
   VtaImage image;
   // Read from the compiled result (ML²Tuner's hidden features): instruction counts per
   // opcode, micro-op count, DMA bytes per buffer, peak buffer occupancy, tile counts.
@@ -120,8 +120,8 @@ VtaCompiled compile_vta(const Op& op, const VtaKnobs& knobs, const VtaConfig& cf
 std::vector<std::uint8_t> vta_make_dram(const Op& op, const VtaCompiled& c, const VtaConfig& cfg,
                                         const std::vector<Buffer>* tensors);
 // Reassembles the int32 output (op's output tensor, NCHW or MxN) from the four byte planes.
-void vta_read_output(const Op& op, const VtaCompiled& c, const VtaConfig& cfg,
-                     std::span<const std::uint8_t> dram, Buffer& out);
+void vta_read_output(const Op& op, const VtaCompiled& c, const VtaConfig& cfg, std::span<const std::uint8_t> dram,
+                     Buffer& out);
 
 // One timing-mode run. m.status is ok or runtime_error (with the simulator's message);
 // m.median_s = cycles / kVtaClockHz. `hidden` is c.hidden plus the run's cycles and counters.

@@ -17,8 +17,8 @@
 #include <sstream>
 #include <vector>
 
-#include "attune/error.hpp"
 #include "db/impl.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 
@@ -137,8 +137,10 @@ Claim Database::claim(std::int64_t task_id, const std::string& trace_hash, const
     Statement st(c, "SELECT owner, trial FROM claims WHERE task_id = ?1 AND trace_hash = ?2");
     st.bind(1, task_id).bind(2, std::string_view(trace_hash));
     if (st.step()) {
-      if (st.text(0) != owner) out.outcome = Claim::Outcome::in_flight;
-      else out.trial = st.int64(1);  // claimed twice by one run: the same claim
+      if (st.text(0) != owner)
+        out.outcome = Claim::Outcome::in_flight;
+      else
+        out.trial = st.int64(1);  // claimed twice by one run: the same claim
     }
   }
   if (out.granted() && out.trial < 0 && budget > 0) {
@@ -151,8 +153,7 @@ Claim Database::claim(std::int64_t task_id, const std::string& trace_hash, const
   }
   if (out.granted() && out.trial < 0) {
     out.trial = db::next_trial(c, task_id);
-    Statement st(c,
-                 "INSERT INTO claims(task_id, trace_hash, trial, owner, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
+    Statement st(c, "INSERT INTO claims(task_id, trace_hash, trial, owner, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
     st.bind(1, task_id).bind(2, std::string_view(trace_hash)).bind(3, out.trial);
     st.bind(4, std::string_view(owner)).bind(5, std::string_view(utc_now_iso8601())).run();
   }

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <ctime>
 
-#include "ir/error.hpp"
 #include "db/impl.hpp"
 #include "db/schema.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 
@@ -49,8 +49,7 @@ std::optional<TaskInfo> task_by_hash(db::Connection& c, const std::string& hash)
 
 }  // namespace
 
-TaskInfo Database::get_or_create_task(const std::string& name, const std::string& spec,
-                                      const std::string& target) {
+TaskInfo Database::get_or_create_task(const std::string& name, const std::string& spec, const std::string& target) {
   std::string hash = task_hash(spec, target);
   if (auto t = task_by_hash(impl_->c(), hash)) return *t;
   impl_->require_writable("create a task");
@@ -66,8 +65,7 @@ TaskInfo Database::get_or_create_task(const std::string& name, const std::string
   return *t;
 }
 
-std::optional<TaskInfo> Database::find_task(const std::string& spec,
-                                            const std::string& target) const {
+std::optional<TaskInfo> Database::find_task(const std::string& spec, const std::string& target) const {
   return task_by_hash(impl_->c(), task_hash(spec, target));
 }
 
@@ -87,18 +85,15 @@ std::vector<TaskInfo> Database::tasks() const {
 
 // ---- cost models --------------------------------------------------------------------------
 
-std::int64_t Database::save_model(const std::string& target, const std::string& kind,
-                                  const std::string& blob) {
+std::int64_t Database::save_model(const std::string& target, const std::string& kind, const std::string& blob) {
   impl_->require_writable("save a model");
-  Statement st(impl_->c(),
-               "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4)");
+  Statement st(impl_->c(), "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4)");
   st.bind(1, std::string_view(target)).bind(2, std::string_view(kind));
   st.bind_blob(3, blob).bind(4, std::string_view(utc_now_iso8601())).run();
   return impl_->c().last_insert_id();
 }
 
-std::optional<ModelBlob> Database::latest_model(const std::string& target,
-                                                const std::string& kind) const {
+std::optional<ModelBlob> Database::latest_model(const std::string& target, const std::string& kind) const {
   Statement st(impl_->c(),
                "SELECT id, target, kind, blob, created_at FROM models "
                "WHERE target = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1");
@@ -117,8 +112,8 @@ std::string utc_now_iso8601() {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
 }
 

@@ -62,10 +62,10 @@ struct TaskInfo {
 struct Record {
   std::int64_t id = 0;
   std::int64_t task_id = 0;
-  std::string trace;        // the schedule trace as JSON text (must parse as JSON)
-  std::string trace_hash;   // the caller's hash of the trace; what resume looks up
+  std::string trace;       // the schedule trace as JSON text (must parse as JSON)
+  std::string trace_hash;  // the caller's hash of the trace; what resume looks up
   Status status = Status::ok;
-  std::string error;        // empty when ok
+  std::string error;            // empty when ok
   std::vector<double> times_s;  // every timed repeat, in order
   double median_s = 0;
   double max_rel_error = 0;
@@ -130,9 +130,9 @@ struct HistoryPoint {
   std::int64_t record_id = 0;
   std::int64_t trial = 0;
   Status status = Status::ok;
-  double median_s = 0;                 // this record's (0 unless ok)
-  std::optional<double> best_s;        // best ok median up to and including this record
-  std::int64_t best_record_id = 0;     // the record holding best_s (0 when none)
+  double median_s = 0;              // this record's (0 unless ok)
+  std::optional<double> best_s;     // best ok median up to and including this record
+  std::int64_t best_record_id = 0;  // the record holding best_s (0 when none)
 };
 
 struct ModelBlob {
@@ -164,8 +164,7 @@ class Database {
 
   // ---- tasks ----
   // The existing task with the same (spec, target), else a new one named `name`.
-  TaskInfo get_or_create_task(const std::string& name, const std::string& spec,
-                              const std::string& target);
+  TaskInfo get_or_create_task(const std::string& name, const std::string& spec, const std::string& target);
   std::optional<TaskInfo> find_task(const std::string& spec, const std::string& target) const;
   std::optional<TaskInfo> task(std::int64_t task_id) const;
   std::vector<TaskInfo> tasks() const;  // by id
@@ -203,8 +202,7 @@ class Database {
   std::int64_t claims(std::int64_t task_id) const;
 
   // ---- cost models ----
-  std::int64_t save_model(const std::string& target, const std::string& kind,
-                          const std::string& blob);
+  std::int64_t save_model(const std::string& target, const std::string& kind, const std::string& blob);
   std::optional<ModelBlob> latest_model(const std::string& target, const std::string& kind) const;
 
   // Every record as one JSON object per line, by id, with its task's name, spec and target.

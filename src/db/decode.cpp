@@ -7,8 +7,8 @@
 #include <limits>
 #include <optional>
 
-#include "attune/error.hpp"
-#include "attune/json_limits.hpp"
+#include "ir/error.hpp"
+#include "ir/json_limits.hpp"
 
 namespace attune::db {
 

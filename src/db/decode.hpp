@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <string>
 
-#include "attune/db.hpp"
+#include "db/db.hpp"
 #include "db/value.hpp"
 
 namespace attune::db {

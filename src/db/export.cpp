@@ -3,8 +3,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "ir/json_limits.hpp"
 #include "db/impl.hpp"
+#include "ir/json_limits.hpp"
 
 namespace attune {
 
@@ -20,8 +20,7 @@ json record_json(const Record& r, const TaskInfo& t) {
   for (double v : r.times_s) times.push_back(number(v));
   return json{
       {"id", r.id},
-      {"task", {{"id", t.id}, {"name", t.name}, {"spec", t.spec}, {"target", t.target},
-                {"hash", t.hash}}},
+      {"task", {{"id", t.id}, {"name", t.name}, {"spec", t.spec}, {"target", t.target}, {"hash", t.hash}}},
       // decode_record() has checked that the trace is JSON within parse_json_limited's bounds.
       {"trace", parse_json_limited(r.trace, "trace")},
       {"trace_hash", r.trace_hash},
@@ -52,8 +51,7 @@ void Database::export_jsonl(std::ostream& out) const {
   while (st.step()) {
     Record r = db::decode_record(st.values(0, db::kRecordColumnCount), impl_->path());
     const int c = db::kRecordColumnCount;
-    TaskInfo t{st.int64(c), st.text(c + 1), st.text(c + 2), st.text(c + 3), st.text(c + 4),
-               st.text(c + 5)};
+    TaskInfo t{st.int64(c), st.text(c + 1), st.text(c + 2), st.text(c + 3), st.text(c + 4), st.text(c + 5)};
     out << record_json(r, t).dump() << '\n';
   }
   out.flush();

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "attune/db.hpp"
+#include "db/db.hpp"
 #include "db/decode.hpp"
 #include "db/sqlite.hpp"
 

@@ -1,13 +1,13 @@
 // Database: inserting and querying tuning records (resume, best, history).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string_view>
-#include <map>
 
+#include "db/impl.hpp"
 #include "ir/error.hpp"
 #include "ir/json_limits.hpp"
-#include "db/impl.hpp"
 
 namespace attune {
 
@@ -58,8 +58,7 @@ std::int64_t Database::insert(const Record& r) {
   try {
     parse_json_limited(r.trace, "trace");
   } catch (const Error&) {
-    throw Error(path + ": the trace of a record for task " + std::to_string(r.task_id) +
-                " is not valid JSON");
+    throw Error(path + ": the trace of a record for task " + std::to_string(r.task_id) + " is not valid JSON");
   }
   if (!task(r.task_id)) throw Error(path + ": no task with id " + std::to_string(r.task_id));
 
@@ -112,9 +111,10 @@ std::set<std::string> Database::known_trace_hashes(std::int64_t task_id) const {
 
 TaskCounts Database::counts(std::int64_t task_id) const {
   // Confirmations re-measure candidates already counted: not attempts of their own.
-  Statement st(impl_->c(),
-               "SELECT COALESCE(SUM(strategy != 'confirm'), 0), COALESCE(SUM(status = 'ok' AND strategy != 'confirm'), 0), "
-               "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
+  Statement st(
+      impl_->c(),
+      "SELECT COALESCE(SUM(strategy != 'confirm'), 0), COALESCE(SUM(status = 'ok' AND strategy != 'confirm'), 0), "
+      "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
   return TaskCounts{st.int64(0), st.int64(1), st.int64(2)};
@@ -128,9 +128,7 @@ const Record* TraceMeasurements::own() const {
 
 std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task_id) const {
   // read_record() refuses an ok record without a median, so none can sort first here.
-  Statement st(impl_->c(),
-               select_records("WHERE r.task_id = ?1 AND r.status = 'ok' ORDER BY r.id")
-                   .c_str());
+  Statement st(impl_->c(), select_records("WHERE r.task_id = ?1 AND r.status = 'ok' ORDER BY r.id").c_str());
   st.bind(1, task_id);
   std::vector<TraceMeasurements> out;
   std::map<std::string, std::size_t> index;
@@ -158,7 +156,8 @@ std::optional<Record> Database::best(std::int64_t task_id) const {
     }
     if (t.confirmations == 0) continue;
     // The upper median of the trace's measurements: one lucky run does not make it the best.
-    std::stable_sort(t.ok.begin(), t.ok.end(), [](const Record& a, const Record& b) { return a.median_s < b.median_s; });
+    std::stable_sort(t.ok.begin(), t.ok.end(),
+                     [](const Record& a, const Record& b) { return a.median_s < b.median_s; });
     const Record& rep = t.ok[t.ok.size() / 2];
     if (!best || rep.median_s < best->median_s) best = rep;  // strictly: ties keep the earlier trace
   }

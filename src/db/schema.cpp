@@ -90,9 +90,7 @@ static_assert(std::size(kMigrations) == kDbSchemaVersion - 1, "one migration per
 // SQLite's name for a private in-memory database: handy for tests of later stages.
 constexpr const char* kInMemory = ":memory:";
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Error(path + ": " + what);
-}
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw Error(path + ": " + what); }
 
 [[noreturn]] void not_attune(const std::string& path, const std::string& why) {
   fail(path, "not an attune database (" + why + ")");
@@ -136,8 +134,7 @@ void precheck(const std::string& path, OpenMode mode) {
   ::close(fd);
   if (n < 0) fail(path, "cannot read: " + errno_text(errno));
   // An empty file is an empty database to SQLite too; anything else must carry the header.
-  if (n > 0 && (n < 16 || std::memcmp(header, "SQLite format 3", 16) != 0))
-    not_attune(path, "file is not a database");
+  if (n > 0 && (n < 16 || std::memcmp(header, "SQLite format 3", 16) != 0)) not_attune(path, "file is not a database");
   if (mode == OpenMode::read_write_create && ::access(path.c_str(), W_OK) != 0)
     fail(path, "cannot open for writing: " + errno_text(errno));
 }
@@ -146,10 +143,14 @@ void precheck(const std::string& path, OpenMode mode) {
 std::string file_uri(const std::string& path) {
   std::string out = "file:";
   for (char c : path) {
-    if (c == '%') out += "%25";
-    else if (c == '?') out += "%3f";
-    else if (c == '#') out += "%23";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '?')
+      out += "%3f";
+    else if (c == '#')
+      out += "%23";
+    else
+      out += c;
   }
   return out;
 }
@@ -169,8 +170,9 @@ std::string read_only_open_name(const std::string& path) {
   if (dir_writable || fs::exists(path + "-shm", ec)) return "";
   const auto wal = fs::file_size(path + "-wal", ec);
   if (!ec && wal > 0)
-    fail(path, "cannot read: its write-ahead log " + path + "-wal holds changes, and its directory is read-only (open "
-               "it once where the directory is writable, or copy the files)");
+    fail(path, "cannot read: its write-ahead log " + path +
+                   "-wal holds changes, and its directory is read-only (open "
+                   "it once where the directory is writable, or copy the files)");
   return file_uri(path) + "?immutable=1";
 }
 
@@ -214,8 +216,8 @@ int verify_attune(Connection& c, const Contents& t) {
   const std::string v = st.text(0);
   for (int known = 1; known <= kDbSchemaVersion; ++known)
     if (v == std::to_string(known)) return known;
-  fail(c.path(), "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) +
-                     ")");
+  fail(c.path(),
+       "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) + ")");
 }
 
 void quick_check(Connection& c) {
@@ -253,8 +255,7 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
   const std::string open_as = rw ? "" : read_only_open_name(path);
   if (!open_as.empty()) flags |= SQLITE_OPEN_URI;
   auto c = std::make_unique<Connection>(path, flags, open_as);
-  if (rw && sqlite3_db_readonly(c->get(), "main") == 1)
-    fail(path, "cannot open for writing: permission denied");
+  if (rw && sqlite3_db_readonly(c->get(), "main") == 1) fail(path, "cannot open for writing: permission denied");
 
   // Everything up to here only read the file.
   Contents t = list_tables(*c);
@@ -282,8 +283,10 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
     // the write lock.
     Transaction tx(*c);
     Contents again = list_tables(*c);
-    if (again.tables.empty()) create_schema(*c);
-    else if (const int now = verify_attune(*c, again); now < kDbSchemaVersion) migrate(*c, now);
+    if (again.tables.empty())
+      create_schema(*c);
+    else if (const int now = verify_attune(*c, again); now < kDbSchemaVersion)
+      migrate(*c, now);
     tx.commit();
   }
   return c;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "attune/db.hpp"
-#include "attune/error.hpp"
+#include "db/db.hpp"
+#include "ir/error.hpp"
 
 namespace attune::db {
 
@@ -74,8 +74,7 @@ Statement& Statement::bind(int i, double v) {
 }
 
 Statement& Statement::bind(int i, std::string_view text) {
-  if (sqlite3_bind_text64(st_, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8) !=
-      SQLITE_OK)
+  if (sqlite3_bind_text64(st_, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8) != SQLITE_OK)
     c_.fail("bind");
   return *this;
 }
@@ -84,8 +83,7 @@ Statement& Statement::bind_blob(int i, std::string_view bytes) {
   // A zero-length blob must still be a blob, not NULL: pass a non-null pointer.
   static const char empty = 0;
   const char* p = bytes.empty() ? &empty : bytes.data();
-  if (sqlite3_bind_blob64(st_, i, p, bytes.size(), SQLITE_TRANSIENT) != SQLITE_OK)
-    c_.fail("bind");
+  if (sqlite3_bind_blob64(st_, i, p, bytes.size(), SQLITE_TRANSIENT) != SQLITE_OK) c_.fail("bind");
   return *this;
 }
 

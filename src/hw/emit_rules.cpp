@@ -4,8 +4,8 @@
 // whose emit kind is listed here needs only a file; a new emit kind needs a backend too.
 #include <algorithm>
 
-#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
+#include "ir/error.hpp"
 
 namespace attune::hw {
 
@@ -62,8 +62,7 @@ void check_shape(const JsonNode& n, const Intrinsic& intr) {
   std::vector<std::int64_t> shape;
   for (std::size_t i = 0; i < n.size(); ++i) shape.push_back(n.at(i).integer(1));
   std::vector<std::int64_t> want = loop_extents(intr.compute);
-  if (shape != want)
-    n.fail(dims_str(shape) + " does not match the compute abstraction's extents " + dims_str(want));
+  if (shape != want) n.fail(dims_str(shape) + " does not match the compute abstraction's extents " + dims_str(want));
 }
 
 }  // namespace
@@ -79,8 +78,8 @@ std::string check_emit(const JsonNode& node, const Intrinsic& intr, const Target
   if (std::find(names.begin(), names.end(), kind) == names.end()) {
     std::string expected;
     for (const auto& n : names) expected += (expected.empty() ? "" : "|") + n;
-    kn.fail("unknown emit kind '" + kind + "' for a " + std::string(target_kind_name(ctx.kind)) +
-            " target (expected " + expected + ")");
+    kn.fail("unknown emit kind '" + kind + "' for a " + std::string(target_kind_name(ctx.kind)) + " target (expected " +
+            expected + ")");
   }
   const EmitRule& rule =
       *std::find_if(emit_rules().begin(), emit_rules().end(), [&](const EmitRule& r) { return r.kind == kind; });

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <set>
 
-#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
+#include "ir/error.hpp"
 
 namespace attune::hw {
 
@@ -22,8 +22,7 @@ const std::vector<std::string>& scope_names() {
 }
 
 const std::vector<std::string>& layout_names() {
-  static const std::vector<std::string> v{"row_major", "col_major", "broadcast", "vnni",
-                                          "blocked"};
+  static const std::vector<std::string> v{"row_major", "col_major", "broadcast", "vnni", "blocked"};
   return v;
 }
 
@@ -111,8 +110,7 @@ Op parse_compute(const JsonNode& n, const std::map<std::string, std::int64_t>& p
   return op;
 }
 
-OperandMemory parse_operand_memory(const JsonNode& n, const std::string& tensor, const Op& compute,
-                                   TargetKind kind) {
+OperandMemory parse_operand_memory(const JsonNode& n, const std::string& tensor, const Op& compute, TargetKind kind) {
   n.only_keys({"scope", "staging", "layout", "alignment", "stride"});
   OperandMemory m;
   m.tensor = tensor;
@@ -140,8 +138,7 @@ std::vector<OperandMemory> parse_memory(const JsonNode& n, const Op& compute, Ta
   n.require_object();
   for (const auto& k : n.keys()) {
     if (k == "comment") continue;
-    if (compute.tensor_index(k) < 0)
-      n.get(k).fail("no tensor '" + k + "' in the compute abstraction");
+    if (compute.tensor_index(k) < 0) n.get(k).fail("no tensor '" + k + "' in the compute abstraction");
   }
   std::vector<OperandMemory> out;
   for (const auto& t : compute.tensors) {

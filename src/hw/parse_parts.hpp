@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "hw/target.hpp"
 #include "hw/json_node.hpp"
+#include "hw/target.hpp"
 
 namespace attune::hw {
 

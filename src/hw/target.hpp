@@ -27,9 +27,7 @@ enum class TargetKind : std::uint8_t { cpu, cuda, vta };
 std::string_view target_kind_name(TargetKind k);
 
 // Where an intrinsic operand must live when the intrinsic executes.
-enum class MemScope : std::uint8_t {
-  global, shared, reg, fragment, acc_buffer, inp_buffer, wgt_buffer
-};
+enum class MemScope : std::uint8_t { global, shared, reg, fragment, acc_buffer, inp_buffer, wgt_buffer };
 std::string_view mem_scope_name(MemScope s);  // "register" for reg
 
 // How an operand tile is laid out in its scope.
@@ -41,22 +39,22 @@ enum class Layout : std::uint8_t { row_major, col_major, broadcast, vnni, blocke
 std::string_view layout_name(Layout l);
 
 struct OperandMemory {
-  std::string tensor;                    // the compute abstraction's tensor name ("A")
-  MemScope scope = MemScope::global;     // where the intrinsic reads or writes it
-  std::vector<MemScope> staging;         // scopes the data passes through first, outermost first
+  std::string tensor;                 // the compute abstraction's tensor name ("A")
+  MemScope scope = MemScope::global;  // where the intrinsic reads or writes it
+  std::vector<MemScope> staging;      // scopes the data passes through first, outermost first
   Layout layout = Layout::row_major;
-  std::int64_t alignment = 1;            // bytes; a power of two
-  bool unit_stride_inner = false;        // the innermost tile dimension must be contiguous
-  std::int64_t leading_dim_multiple = 1; // the leading dimension (elements) must divide by this
+  std::int64_t alignment = 1;             // bytes; a power of two
+  bool unit_stride_inner = false;         // the innermost tile dimension must be contiguous
+  std::int64_t leading_dim_multiple = 1;  // the leading dimension (elements) must divide by this
 };
 
 struct Intrinsic {
   std::string name;
   std::string comment;
-  Op compute;                            // fixed extents; vars: spatial then reduction
-  std::vector<OperandMemory> memory;     // in compute.tensors order
-  nlohmann::json emit;                   // the whole `emit` object, for codegen
-  std::string emit_kind;                 // emit["kind"], e.g. "avx2_fma_bcast", "mma_sync", "wmma"
+  Op compute;                         // fixed extents; vars: spatial then reduction
+  std::vector<OperandMemory> memory;  // in compute.tensors order
+  nlohmann::json emit;                // the whole `emit` object, for codegen
+  std::string emit_kind;              // emit["kind"], e.g. "avx2_fma_bcast", "mma_sync", "wmma"
   // Parameters the compute text was instantiated with (VTA: BATCH, BLOCK_IN, BLOCK_OUT), and
   // the config file they came from (empty when the inline defaults were used).
   std::map<std::string, std::int64_t> params;
@@ -75,15 +73,15 @@ struct Target {
   std::string name;
   TargetKind kind = TargetKind::cpu;
   std::string comment;
-  std::string arch;                      // "haswell", "sm_90", ... (informational for codegen)
-  int cores = 1;                         // "auto" in the file: this machine's hardware threads
+  std::string arch;  // "haswell", "sm_90", ... (informational for codegen)
+  int cores = 1;     // "auto" in the file: this machine's hardware threads
   int vector_bits = 0;
-  int vector_registers = 0;              // architectural vector registers (cpu targets)
+  int vector_registers = 0;  // architectural vector registers (cpu targets)
   CacheSizes caches;
-  std::string compiler;                  // "cc", "nvcc"; empty for vta
+  std::string compiler;  // "cc", "nvcc"; empty for vta
   std::vector<std::string> compiler_flags;
   std::vector<Intrinsic> intrinsics;
-  std::string source;                    // the file it was loaded from
+  std::string source;  // the file it was loaded from
 
   const Intrinsic& intrinsic(std::string_view name) const;  // throws Error naming the choices
   bool has_intrinsic(std::string_view name) const;

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <map>
 
+#include "hw/json_node.hpp"
+#include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "ir/locations.hpp"
-#include "hw/target.hpp"
-#include "hw/json_node.hpp"
 
 namespace attune {
 namespace {
@@ -24,8 +24,7 @@ std::string alias(const std::string& name) {
 }
 
 bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos ||
-         (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
 }
 
 }  // namespace
@@ -56,14 +55,14 @@ VectorRegisters cpu_vector_registers(const Target& t) {
 std::string host_cannot_run(const Target& t) {
   if (t.kind != TargetKind::cpu) return "";
   if (cpu_vector_bits(t) > 256 && !host_has_avx512())
-    return "target " + t.name + " needs AVX-512 F/VL/BW/DQ, which this CPU lacks (use x86-avx2, or 'cpu' for this CPU's own)";
+    return "target " + t.name +
+           " needs AVX-512 F/VL/BW/DQ, which this CPU lacks (use x86-avx2, or 'cpu' for this CPU's own)";
   return "";
 }
 
 Target load_target(const std::string& path_or_name) {
   if (path_or_name.empty()) throw Error("target: empty name");
-  if (looks_like_path(path_or_name))
-    return parse_target(hw::read_text_file(path_or_name), path_or_name);
+  if (looks_like_path(path_or_name)) return parse_target(hw::read_text_file(path_or_name), path_or_name);
   std::string name = alias(path_or_name);
   for (const auto& dir : target_dirs()) {
     // The error_code forms: a directory without search permission is a user's problem to be

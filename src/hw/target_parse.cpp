@@ -3,8 +3,8 @@
 #include <set>
 #include <thread>
 
-#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
+#include "ir/error.hpp"
 
 namespace attune::hw {
 namespace {
@@ -46,7 +46,8 @@ Target parse_target(std::string_view json_text, const std::string& origin) {
   nlohmann::json doc = hw::parse_json_text(json_text, origin);
   JsonNode root(doc, origin);
   root.require_object();
-  root.only_keys({"name", "kind", "arch", "cores", "vector_bits", "vector_registers", "caches", "compiler", "intrinsics"});
+  root.only_keys(
+      {"name", "kind", "arch", "cores", "vector_bits", "vector_registers", "caches", "compiler", "intrinsics"});
 
   Target t;
   t.source = origin;
@@ -59,7 +60,8 @@ Target parse_target(std::string_view json_text, const std::string& origin) {
     t.vector_bits = static_cast<int>(vb->integer(0));
     if (t.vector_bits % 8 != 0) vb->fail("must be a multiple of 8, got " + vb->brief());
   }
-  if (t.kind == TargetKind::cpu && t.vector_bits == 0) root.get("vector_bits").fail("a cpu target needs a positive vector width");
+  if (t.kind == TargetKind::cpu && t.vector_bits == 0)
+    root.get("vector_bits").fail("a cpu target needs a positive vector width");
   if (auto vr = root.find("vector_registers")) t.vector_registers = static_cast<int>(vr->integer(1));
   if (t.kind == TargetKind::cpu && t.vector_registers == 0)
     root.get("vector_registers").fail("a cpu target needs its number of vector registers");
@@ -146,8 +148,8 @@ const Intrinsic& Target::intrinsic(std::string_view n) const {
     if (i.name == n) return i;
     known += (known.empty() ? "" : ", ") + i.name;
   }
-  throw Error("target " + name + ": unknown intrinsic '" + std::string(n) + "' (known: " +
-              (known.empty() ? "none" : known) + ")");
+  throw Error("target " + name + ": unknown intrinsic '" + std::string(n) +
+              "' (known: " + (known.empty() ? "none" : known) + ")");
 }
 
 }  // namespace attune

@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "ir/error.hpp"
 #include "hw/parse_parts.hpp"
+#include "ir/error.hpp"
 
 namespace attune::hw {
 
@@ -102,8 +102,7 @@ std::map<std::string, std::int64_t> resolve_config(const JsonNode& node, const T
   if (!exists) {
     // The referenced config may not be written yet: the inline defaults stand in for it.
     for (const auto& n : names)
-      if (!defaults.count(n))
-        ref->fail("config file '" + path + "' not found and no default for '" + n + "'");
+      if (!defaults.count(n)) ref->fail("config file '" + path + "' not found and no default for '" + n + "'");
     return defaults;
   }
   nlohmann::json doc = parse_json_text(read_text_file(path), path);

@@ -32,8 +32,14 @@ class Buffer {
   std::size_t bytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
   void* data() { return data_.get(); }
   const void* data() const { return data_.get(); }
-  template <class T> T* as() { return static_cast<T*>(data()); }
-  template <class T> const T* as() const { return static_cast<const T*>(data()); }
+  template <class T>
+  T* as() {
+    return static_cast<T*>(data());
+  }
+  template <class T>
+  const T* as() const {
+    return static_cast<const T*>(data());
+  }
 
   double get(std::int64_t flat) const;
   void set(std::int64_t flat, double v);  // rounds/saturates to the dtype
@@ -43,7 +49,9 @@ class Buffer {
   void fill_random(std::uint64_t seed);
 
  private:
-  struct Free { void operator()(void* p) const; };
+  struct Free {
+    void operator()(void* p) const;
+  };
   DType dtype_ = DType::f32;
   std::vector<std::int64_t> shape_;
   std::int64_t numel_ = 0;
@@ -57,7 +65,7 @@ std::vector<Buffer> make_buffers(const Op& op, std::uint64_t seed);
 struct Comparison {
   bool ok = false;
   double max_abs_error = 0;
-  double max_rel_error = 0;  // max |got - want| / max(max |want|, tiny): error relative to the output's scale
+  double max_rel_error = 0;     // max |got - want| / max(max |want|, tiny): error relative to the output's scale
   std::int64_t first_bad = -1;  // flat index of the worst element when !ok
   std::string str() const;
 };

@@ -131,7 +131,8 @@ std::vector<Op> load_workload_file(const std::string& path) {
     if (toks.empty()) continue;
     std::string where = path + ":" + std::to_string(n) + ": ";
     if (auto it = seen.find(toks[0]); it != seen.end())
-      throw Error(where + "duplicate workload name '" + toks[0] + "' (first on line " + std::to_string(it->second) + ")");
+      throw Error(where + "duplicate workload name '" + toks[0] + "' (first on line " + std::to_string(it->second) +
+                  ")");
     seen.emplace(toks[0], n);
     try {
       ops.push_back(workload_op(toks));
@@ -186,8 +187,11 @@ Op op_from_cli(std::string_view arg_in) {
   for (const auto& s : searched) places += (places.empty() ? "" : ", ") + s;
   throw Error("cannot understand op spec '" + arg +
               "': tried a workload line ('name op key=value ...'), a template call ('op:key=value,...' with "
-              "templates " + templates + "), a raw spec (needs '[' and '+='), a spec file (no such file), and a "
-              "workload name (searched: " + (places.empty() ? std::string("nothing") : places) + ")");
+              "templates " +
+              templates +
+              "), a raw spec (needs '[' and '+='), a spec file (no such file), and a "
+              "workload name (searched: " +
+              (places.empty() ? std::string("nothing") : places) + ")");
 }
 
 }  // namespace attune

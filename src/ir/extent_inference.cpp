@@ -11,8 +11,7 @@ struct Candidate {
   std::int64_t size;
 };
 
-void collect(const std::vector<Tensor>& tensors, const Access& a, const std::string& var,
-             std::vector<Candidate>& out) {
+void collect(const std::vector<Tensor>& tensors, const Access& a, const std::string& var, std::vector<Candidate>& out) {
   const Tensor* t = nullptr;
   for (const auto& x : tensors)
     if (x.name == a.tensor) t = &x;
@@ -41,9 +40,8 @@ InferredExtent agree(const std::vector<Candidate>& cs) {
 
 }  // namespace
 
-InferredExtent infer_extent(const std::vector<Tensor>& tensors, const Access& output,
-                            const std::vector<Access>& inputs, const std::optional<Access>& bias,
-                            const std::string& var) {
+InferredExtent infer_extent(const std::vector<Tensor>& tensors, const Access& output, const std::vector<Access>& inputs,
+                            const std::optional<Access>& bias, const std::string& var) {
   std::vector<Candidate> out_cs;
   collect(tensors, output, var, out_cs);
   if (!out_cs.empty()) return agree(out_cs);

@@ -21,8 +21,7 @@ struct InferredExtent {
 // is exactly `var`. A spatial variable that indexes output dimensions alone takes the output's
 // size (the output's candidates must agree); otherwise all candidates must agree.
 // `tensors` must hold every accessed tensor with the right rank.
-InferredExtent infer_extent(const std::vector<Tensor>& tensors, const Access& output,
-                            const std::vector<Access>& inputs, const std::optional<Access>& bias,
-                            const std::string& var);
+InferredExtent infer_extent(const std::vector<Tensor>& tensors, const Access& output, const std::vector<Access>& inputs,
+                            const std::optional<Access>& bias, const std::string& var);
 
 }  // namespace attune::ir

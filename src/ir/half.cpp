@@ -26,8 +26,8 @@ std::uint16_t float_to_half(float f) {
   int exp = static_cast<int>((bits >> 23) & 0xffu);
   std::uint32_t mant = bits & 0x7fffffu;
   if (exp == 0xff) {
-    if (mant == 0) return sign | 0x7c00u;                                   // infinity
-    return static_cast<std::uint16_t>(sign | 0x7e00u | (mant >> 13));        // quiet NaN
+    if (mant == 0) return sign | 0x7c00u;                              // infinity
+    return static_cast<std::uint16_t>(sign | 0x7e00u | (mant >> 13));  // quiet NaN
   }
   int e = exp - 127 + 15;
   if (e >= 31) return sign | 0x7c00u;  // overflow to infinity

@@ -19,7 +19,7 @@
 namespace attune {
 
 struct JsonLimits {
-  std::size_t max_depth = 64;              // far above any JSON attune writes (at most 4)
+  std::size_t max_depth = 64;  // far above any JSON attune writes (at most 4)
   std::size_t max_bytes = std::size_t{16} << 20;
 };
 

@@ -47,8 +47,8 @@ std::string this_module_path() {
   Dl_info info{};
   link_map* map = nullptr;
   std::string path;
-  if (::dladdr1(reinterpret_cast<void*>(&this_module_path), &info, reinterpret_cast<void**>(&map),
-                RTLD_DL_LINKMAP) != 0 &&
+  if (::dladdr1(reinterpret_cast<void*>(&this_module_path), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) !=
+          0 &&
       map && map->l_name && *map->l_name)
     path = map->l_name;
   std::error_code ec;
@@ -89,7 +89,8 @@ std::string find_worker() {
     throw Error(std::string("attune-worker not found at '") + env + "' (ATTUNE_WORKER)");
   }
   std::vector<std::string> tried;
-  if (const auto prefix = this_prefix()) tried.push_back((*prefix / ATTUNE_INSTALL_WORKER_DIR / "attune-worker").string());
+  if (const auto prefix = this_prefix())
+    tried.push_back((*prefix / ATTUNE_INSTALL_WORKER_DIR / "attune-worker").string());
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) tried.push_back((self.parent_path() / "attune-worker").string());

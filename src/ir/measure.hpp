@@ -17,16 +17,16 @@ enum class Status {
   wrong_result,   // output differs from the reference evaluator
 };
 
-std::string_view status_name(Status s);               // "ok", "compile_error", ...
+std::string_view status_name(Status s);                // "ok", "compile_error", ...
 std::optional<Status> parse_status(std::string_view);  // inverse of status_name
 
 struct Measurement {
   Status status = Status::ok;
-  std::string error;           // compiler output, signal name, mismatch report; empty when ok
-  std::vector<double> times_s; // every timed repeat, in order (warm-up runs excluded)
-  double median_s = 0;         // median of times_s (0 unless ok)
-  double max_rel_error = 0;    // from the reference comparison, when one ran
-  double compile_s = 0;        // time spent building (0 when the build was cached)
+  std::string error;            // compiler output, signal name, mismatch report; empty when ok
+  std::vector<double> times_s;  // every timed repeat, in order (warm-up runs excluded)
+  double median_s = 0;          // median of times_s (0 unless ok)
+  double max_rel_error = 0;     // from the reference comparison, when one ran
+  double compile_s = 0;         // time spent building (0 when the build was cached)
   bool ok() const { return status == Status::ok; }
 };
 

@@ -19,6 +19,7 @@ bool among(const std::string_view (&list)[N], std::string_view s) {
 
 // C11, GNU C extensions spelled without underscores, and C++20 (CUDA kernels are C++).
 // Names with a leading underscore (_Bool, __restrict__, ...) are refused by shape instead.
+// clang-format off
 constexpr std::string_view kKeywords[] = {
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
     "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
@@ -32,6 +33,7 @@ constexpr std::string_view kKeywords[] = {
     "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "typeof",
     "typeof_unqual", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t",
     "while", "xor", "xor_eq"};
+// clang-format on
 
 // Names the generators declare in a kernel's scope, or that the headers they include define
 // as object-like macros: a tensor of that name would shadow or be replaced by them.
@@ -43,8 +45,8 @@ constexpr std::string_view kGeneratorNames[] = {
     // the tensorizers' staging arrays (tensorize_cpu.cpp, cuda_emitter.cpp)
     "a_s", "b_s", "c_s", "As", "Bs", "Cs",
     // the GPU harness's helpers (harness.cpp) and CUDA's built-in names
-    "to_d", "fill", "time_ms", "reference_at", "CK", "std", "nvcuda", "wmma", "half", "dim3",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+    "to_d", "fill", "time_ms", "reference_at", "CK", "std", "nvcuda", "wmma", "half", "dim3", "threadIdx", "blockIdx",
+    "blockDim", "gridDim", "warpSize",
     // functions and macros of the C headers the kernels include
     "aligned_alloc", "malloc", "free", "memcpy", "memset", "NULL", "RAND_MAX", "MB_CUR_MAX"};
 
@@ -76,9 +78,9 @@ bool is_c_identifier(std::string_view s) {
 bool is_c_keyword(std::string_view s) { return among(kKeywords, s); }
 
 std::optional<std::string> tensor_name_problem(std::string_view name) {
-  if (name.size() > kMaxNameLength)
-    return "is longer than " + std::to_string(kMaxNameLength) + " characters";
-  if (!is_c_identifier(name)) return std::string("is not a C identifier (letters, digits and '_', not starting with a digit)");
+  if (name.size() > kMaxNameLength) return "is longer than " + std::to_string(kMaxNameLength) + " characters";
+  if (!is_c_identifier(name))
+    return std::string("is not a C identifier (letters, digits and '_', not starting with a digit)");
   if (is_c_keyword(name)) return std::string("is a C or C++ keyword");
   if (among(kGeneratorNames, name)) return std::string("is a name attune's generated code uses itself");
   for (auto p : kReservedPrefixes)
@@ -94,8 +96,7 @@ std::optional<std::string> tensor_name_problem(std::string_view name) {
 }
 
 std::optional<std::string> label_problem(std::string_view label) {
-  if (label.size() > kMaxLabelLength)
-    return "is longer than " + std::to_string(kMaxLabelLength) + " characters";
+  if (label.size() > kMaxLabelLength) return "is longer than " + std::to_string(kMaxLabelLength) + " characters";
   for (char c : label)
     if (!is_label_char(c)) {
       const auto u = static_cast<unsigned char>(c);

@@ -50,8 +50,8 @@ struct AffineExpr {
   std::optional<std::string> as_single_var() const;
 
   AffineExpr& add_term(const std::string& v, std::int64_t c);  // merges, drops zeros
-  AffineExpr operator+(const AffineExpr& o) const;              // both must have divisor 1
-  AffineExpr operator*(std::int64_t k) const;                   // divisor must be 1
+  AffineExpr operator+(const AffineExpr& o) const;             // both must have divisor 1
+  AffineExpr operator*(std::int64_t k) const;                  // divisor must be 1
   // Replace variable v by expression e (e must have divisor 1).
   AffineExpr substitute(std::string_view v, const AffineExpr& e) const;
 
@@ -65,7 +65,7 @@ struct AffineExpr {
     return s / divisor;
   }
 
-  std::string str() const;  // "p*2 + r - 1", "(h + 1 - r)/2"
+  std::string str() const;                     // "p*2 + r - 1", "(h + 1 - r)/2"
   bool operator==(const AffineExpr& o) const;  // order-insensitive on terms
 };
 
@@ -100,11 +100,11 @@ struct Epilogue {
 };
 
 struct Op {
-  std::string name;              // a label ("gemm_512"); not part of the computation
-  std::vector<Tensor> tensors;   // in declaration order; kernels take buffers in this order
-  Access output;                 // written with +=, starting from zero
-  std::vector<Access> inputs;    // multiplied together (one or more)
-  std::vector<IterVar> vars;     // spatial variables in output order, then reductions
+  std::string name;             // a label ("gemm_512"); not part of the computation
+  std::vector<Tensor> tensors;  // in declaration order; kernels take buffers in this order
+  Access output;                // written with +=, starting from zero
+  std::vector<Access> inputs;   // multiplied together (one or more)
+  std::vector<IterVar> vars;    // spatial variables in output order, then reductions
   Epilogue epilogue;
 
   const Tensor& tensor(std::string_view name) const;  // throws Error when absent

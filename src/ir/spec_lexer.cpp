@@ -25,9 +25,7 @@ namespace {
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
-bool is_label_char(char c) {
-  return c > ' ' && c < 127 && c != ';' && c != '#';
-}
+bool is_label_char(char c) { return c > ' ' && c < 127 && c != ';' && c != '#'; }
 
 class Lexer {
  public:

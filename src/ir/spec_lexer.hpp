@@ -9,11 +9,20 @@
 namespace attune::ir {
 
 enum class Tok {
-  ident,     // name or keyword (keywords are contextual)
-  integer,   // non-negative decimal literal
-  label,     // the free-form name after `op`
-  lbracket, rbracket, comma, lparen, rparen,
-  plus, minus, star, slash, less, plus_eq,
+  ident,    // name or keyword (keywords are contextual)
+  integer,  // non-negative decimal literal
+  label,    // the free-form name after `op`
+  lbracket,
+  rbracket,
+  comma,
+  lparen,
+  rparen,
+  plus,
+  minus,
+  star,
+  slash,
+  less,
+  plus_eq,
   end_stmt,  // newline or ';'
   eof,
 };

@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "extent_inference.hpp"
 #include "ir/error.hpp"
 #include "ir/names.hpp"
 #include "ir/op.hpp"
-#include "extent_inference.hpp"
 #include "spec_lexer.hpp"
 
 namespace attune {
@@ -25,8 +25,8 @@ using ir::SrcPos;
 using ir::Tok;
 using ir::Token;
 
-constexpr std::int64_t kMaxCoeff = std::int64_t{1} << 40;    // |coefficient| and |constant|
-constexpr std::int64_t kMaxNumel = std::int64_t{1} << 40;    // elements of one tensor
+constexpr std::int64_t kMaxCoeff = std::int64_t{1} << 40;        // |coefficient| and |constant|
+constexpr std::int64_t kMaxNumel = std::int64_t{1} << 40;        // elements of one tensor
 constexpr __int128 kMaxDomain = static_cast<__int128>(1) << 62;  // points of the iteration domain
 // Parentheses and unary minuses recurse: bound them so that no input can exhaust the stack.
 constexpr int kMaxNesting = 200;
@@ -350,8 +350,7 @@ class SpecParser {
   }
 
   Op build() {
-    if (!output_)
-      spec_error(end_pos(), "missing compute statement (such as C[m, n] += A[m, k] * B[k, n])");
+    if (!output_) spec_error(end_pos(), "missing compute statement (such as C[m, n] += A[m, k] * B[k, n])");
     const PAccess& out = *output_;
     const Tensor& out_t = check_access(out).t;
     for (const auto& pa : inputs_) {
@@ -404,8 +403,8 @@ class SpecParser {
         if (!inf.ambiguity.empty())
           spec_error(p, "extent of '" + v + "' ambiguous (" + inf.ambiguity + "); declare it with 'var " + v + " < N'");
         if (!inf.extent)
-          spec_error(p, "no extent for variable '" + v + "': it indexes no tensor dimension alone; declare it with 'var " +
-                            v + " < N'");
+          spec_error(p, "no extent for variable '" + v +
+                            "': it indexes no tensor dimension alone; declare it with 'var " + v + " < N'");
         extent = *inf.extent;
       }
       op.vars.push_back(IterVar{v, extent, red});
@@ -427,11 +426,10 @@ class SpecParser {
         (span < 0 ? lo : hi) += span;
       }
       if (lo < 0 || hi >= out_t.shape[d])
-        spec_error(out.index_pos[d], "output index '" + e.str() + "' ranges over [" +
-                                         std::to_string(static_cast<long long>(lo)) + ", " +
-                                         std::to_string(static_cast<long long>(hi)) + "], outside dimension " +
-                                         std::to_string(d) + " of '" + out_t.name + "' (size " +
-                                         std::to_string(out_t.shape[d]) + ")");
+        spec_error(out.index_pos[d],
+                   "output index '" + e.str() + "' ranges over [" + std::to_string(static_cast<long long>(lo)) + ", " +
+                       std::to_string(static_cast<long long>(hi)) + "], outside dimension " + std::to_string(d) +
+                       " of '" + out_t.name + "' (size " + std::to_string(out_t.shape[d]) + ")");
     }
 
     for (const auto& d : tensors_) {

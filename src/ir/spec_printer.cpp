@@ -3,8 +3,8 @@
 // variable's extent.
 #include <string>
 
-#include "ir/op.hpp"
 #include "extent_inference.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 

@@ -25,7 +25,8 @@ std::vector<TemplateParam> with_common(std::vector<TemplateParam> ps) {
 }
 
 const std::vector<TemplateInfo> kTemplates = {
-    {"gemm", "C[m, n] += A[m, k] * B[k, n]", with_common({{"M", "", "rows"}, {"N", "", "columns"}, {"K", "", "reduction"}})},
+    {"gemm", "C[m, n] += A[m, k] * B[k, n]",
+     with_common({{"M", "", "rows"}, {"N", "", "columns"}, {"K", "", "reduction"}})},
     {"batch_matmul", "C[b, m, n] += A[b, m, k] * B[b, k, n]",
      with_common({{"B", "", "batch"}, {"M", "", "rows"}, {"N", "", "columns"}, {"K", "", "reduction"}})},
     {"gemv", "y[m] += A[m, k] * x[k]", with_common({{"M", "", "rows"}, {"K", "", "reduction"}})},
@@ -135,8 +136,7 @@ class Params {
     const std::string& s = str(p);
     std::int64_t v = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-      fail(p, "must be an integer, got '" + s + "'");
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) fail(p, "must be an integer, got '" + s + "'");
     if (v < min) fail(p, "must be >= " + std::to_string(min) + ", got " + s);
     if (v > (std::int64_t{1} << 31) - 1) fail(p, "is too large, got " + s);
     return v;
@@ -223,8 +223,7 @@ std::string window(const std::string& out, std::int64_t stride, const std::strin
 }
 
 // (out + pad - tap)/stride: the input pixel that reaches output `out` through tap `tap`.
-std::string transposed_window(const std::string& out, std::int64_t stride, const std::string& tap,
-                              std::int64_t pad) {
+std::string transposed_window(const std::string& out, std::int64_t stride, const std::string& tap, std::int64_t pad) {
   AffineExpr e = AffineExpr::var(out) + AffineExpr::var(tap, -1) + AffineExpr::constant_of(pad);
   e.divisor = stride;
   return e.str();
@@ -292,7 +291,8 @@ std::string conv2d(const Params& p) {
   auto st = p.num("stride"), pad = p.num("pad", 0), dil = p.num("dilation"), G = p.num("groups");
   auto layout = p.choice("layout", {"NCHW", "NHWC"});
   if (C % G != 0 || K % G != 0)
-    p.fail("groups", "= " + std::to_string(G) + " must divide C = " + std::to_string(C) + " and K = " + std::to_string(K));
+    p.fail("groups",
+           "= " + std::to_string(G) + " must divide C = " + std::to_string(C) + " and K = " + std::to_string(K));
   auto Ho = conv_out(p, "H", "R", st, pad, dil), Wo = conv_out(p, "W", "S", st, pad, dil);
   std::string h = window("p", st, "r", dil, pad), w = window("q", st, "s", dil, pad);
   std::string kk = "k", cc = "c";
@@ -307,16 +307,16 @@ std::string conv2d(const Params& p) {
     t.input("I", {N, C, H, W});
     t.input("W", {K, C / G, R, S});
     t.output("O", {N, K, Ho, Wo});
-    return t.finish("O[" + lst({"n", kk, "p", "q"}) + "] += I[" + lst({"n", cc, h, w}) + "] * W[" +
-                        lst({kk, "c", "r", "s"}) + "]",
-                    K, kk);
+    return t.finish(
+        "O[" + lst({"n", kk, "p", "q"}) + "] += I[" + lst({"n", cc, h, w}) + "] * W[" + lst({kk, "c", "r", "s"}) + "]",
+        K, kk);
   }
   t.input("I", {N, H, W, C});
   t.input("W", {R, S, C / G, K});
   t.output("O", {N, Ho, Wo, K});
-  return t.finish("O[" + lst({"n", "p", "q", kk}) + "] += I[" + lst({"n", h, w, cc}) + "] * W[" +
-                      lst({"r", "s", "c", kk}) + "]",
-                  K, kk);
+  return t.finish(
+      "O[" + lst({"n", "p", "q", kk}) + "] += I[" + lst({"n", h, w, cc}) + "] * W[" + lst({"r", "s", "c", kk}) + "]", K,
+      kk);
 }
 
 std::string depthwise_conv2d(const Params& p) {
@@ -345,7 +345,8 @@ std::string conv3d(const Params& p) {
   auto layout = p.choice("layout", {"NDHWC", "NCDHW"});
   auto Do = conv_out(p, "D", "T", st, pad, dil), Ho = conv_out(p, "H", "R", st, pad, dil),
        Wo = conv_out(p, "W", "S", st, pad, dil);
-  std::string d = window("d", st, "t", dil, pad), h = window("p", st, "r", dil, pad), w = window("q", st, "s", dil, pad);
+  std::string d = window("d", st, "t", dil, pad), h = window("p", st, "r", dil, pad),
+              w = window("q", st, "s", dil, pad);
   SpecText t(p);
   if (layout == "NDHWC") {
     t.input("I", {N, D, H, W, C});
@@ -389,8 +390,8 @@ std::string conv2d_capsule(const Params& p) {
   t.input("I", {N, H, W, cap, cap, C});
   t.input("W", {R, S, cap, cap, C, K});
   t.output("O", {N, Ho, Wo, cap, cap, K});
-  return t.finish("O[n, p, q, ci, cj, k] += I[" + lst({"n", h, w, "ci", "ck", "c"}) + "] * W[r, s, ck, cj, c, k]",
-                  K, "k");
+  return t.finish("O[n, p, q, ci, cj, k] += I[" + lst({"n", h, w, "ci", "ck", "c"}) + "] * W[r, s, ck, cj, c, k]", K,
+                  "k");
 }
 
 const std::map<std::string, std::function<std::string(const Params&)>, std::less<>> kBuilders = {

@@ -12,7 +12,8 @@ std::vector<const Kernel*> Library::of_family(const std::string& family) const {
 
 std::string substitute(std::string text, const Library& lib) {
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"@P@", lib.name}, {"@U@", lib.macro}}) {
-    for (std::size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size()) text.replace(p, from.size(), to);
+    for (std::size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size())
+      text.replace(p, from.size(), to);
   }
   return text;
 }

@@ -8,8 +8,8 @@
 #include <iomanip>
 #include <sstream>
 
-#include "search/tuner.hpp"
 #include "libgen/library.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::libgen {
 
@@ -149,8 +149,8 @@ std::string emit_dispatch(const Library& lib) {
     if (k.match) continue;
     if (!any_raw) os << "/* ---- tuned tasks without a family: fixed shapes, no fallback ---- */\n\n";
     any_raw = true;
-    os << "/* task '" << comment_safe(k.task.name) << "': " << ms(k.best.median_s) << ", " << std::fixed << std::setprecision(2)
-       << k.gflops << " GFLOP/s */\n"
+    os << "/* task '" << comment_safe(k.task.name) << "': " << ms(k.best.median_s) << ", " << std::fixed
+       << std::setprecision(2) << k.gflops << " GFLOP/s */\n"
        << "void " << k.entry << "(void* const* buffers) { " << k.symbol << "(buffers); }\n\n";
   }
   return substitute(os.str(), lib);

@@ -52,8 +52,9 @@ extern "C" {
 )";
 
 std::string layout_enum() {
-  std::string s = "/* Tensor layouts; DEFAULT (0) picks each family's first layout. */\ntypedef enum @P@_layout {\n"
-                  "  @U@_LAYOUT_DEFAULT = 0";
+  std::string s =
+      "/* Tensor layouts; DEFAULT (0) picks each family's first layout. */\ntypedef enum @P@_layout {\n"
+      "  @U@_LAYOUT_DEFAULT = 0";
   for (const auto& l : all_layouts()) s += ",\n  @U@_LAYOUT_" + l;
   return s + "\n} @P@_layout;\n\n";
 }
@@ -97,7 +98,8 @@ std::string raw_section(const Kernel& k) {
     bufs += "]" + std::string(t.name == k.op.output.tensor ? " (output, overwritten)" : "") + "\n";
   }
   os << "/* Tuned task '" << comment_safe(k.task.name) << "' (fixed shapes; no generic fallback):\n"
-     << c_comment_lines(canonical_spec(k.op)) << " *\n" << c_comment_lines(bufs) << " */\n";
+     << c_comment_lines(canonical_spec(k.op)) << " *\n"
+     << c_comment_lines(bufs) << " */\n";
   os << "@U@_API void " << k.entry << "(void* const* buffers);\n\n";
   return os.str();
 }

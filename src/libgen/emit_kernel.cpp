@@ -54,19 +54,18 @@ std::string emit_kernel_file(const Library& lib, const Kernel& k) {
   std::ostringstream info;
   info << "task:      " << k.task.name << "\n";
   if (k.match)
-    info << "family:    " << k.match->family->name << " (" << family_params_text(k) << "), reached through "
-         << k.entry << "()\n";
+    info << "family:    " << k.match->family->name << " (" << family_params_text(k) << "), reached through " << k.entry
+         << "()\n";
   else
     info << "entry:     " << k.entry << "(void* const* buffers), fixed shapes\n";
   info << "target:    " << k.task.target << (lib.target_arch.empty() ? "" : " (" + lib.target_arch + ")") << "\n";
   info << std::fixed << std::setprecision(4) << "measured:  " << r.median_s * 1e3 << " ms median of "
-       << r.times_s.size() << " repeats, " << std::setprecision(2) << k.gflops << " GFLOP/s, "
-       << std::scientific << std::setprecision(1) << r.max_rel_error << " max rel. error vs the reference\n";
-  info << "recorded:  " << r.created_at << " (record " << r.id << ", trial " << r.trial << ", strategy "
-       << r.strategy << ", seed " << r.seed << ")\n";
+       << r.times_s.size() << " repeats, " << std::setprecision(2) << k.gflops << " GFLOP/s, " << std::scientific
+       << std::setprecision(1) << r.max_rel_error << " max rel. error vs the reference\n";
+  info << "recorded:  " << r.created_at << " (record " << r.id << ", trial " << r.trial << ", strategy " << r.strategy
+       << ", seed " << r.seed << ")\n";
   info << "compiler:  " << compiler_without_path(r.compiler) << "\n";
-  info << "flags:     " << joined(r.flags) << " (as measured; the library builds with: " << joined(lib.flags)
-       << ")\n";
+  info << "flags:     " << joined(r.flags) << " (as measured; the library builds with: " << joined(lib.flags) << ")\n";
   info << "generated: " << lib.generated_at << " by attune libgen; below, attune's CPU code for the trace\n";
   os << c_comment_lines(info.str()) << " */\n\n" << body;
   return os.str();

@@ -33,26 +33,37 @@ ParamField layout(const std::string& choices) {
 
 std::vector<Family> build() {
   std::vector<Family> f;
-  f.push_back({"gemm", "C[m, n] = A[m, k] * B[k, n], row-major; bias[n]",
+  f.push_back({"gemm",
+               "C[m, n] = A[m, k] * B[k, n], row-major; bias[n]",
                {dim("M", "rows of A and C"), dim("N", "columns of B and C"), dim("K", "columns of A, rows of B")},
-               {"A", "B"}, "C", "n",
+               {"A", "B"},
+               "C",
+               "n",
                {{"", shape("M=0.0 K=0.1 N=1.1")}}});
-  f.push_back({"batch_matmul", "C[b, m, n] = A[b, m, k] * B[b, k, n], row-major; bias[n]",
+  f.push_back({"batch_matmul",
+               "C[b, m, n] = A[b, m, k] * B[b, k, n], row-major; bias[n]",
                {dim("B", "batch"), dim("M", "rows"), dim("N", "columns"), dim("K", "reduction")},
-               {"A", "B"}, "C", "n",
+               {"A", "B"},
+               "C",
+               "n",
                {{"", shape("B=0.0 M=0.1 K=0.2 N=1.2")}}});
-  f.push_back({"gemv", "y[m] = A[m, k] * x[k], row-major; bias[m]",
+  f.push_back({"gemv",
+               "y[m] = A[m, k] * x[k], row-major; bias[m]",
                {dim("M", "rows of A, length of y"), dim("K", "columns of A, length of x")},
-               {"A", "x"}, "y", "m",
+               {"A", "x"},
+               "y",
+               "m",
                {{"", shape("M=0.0 K=0.1")}}});
-  f.push_back({"conv1d",
-               "O[n, l, k] = I[n, l*stride + r*dilation - pad, c] * W[r, c, k] (NLC; NCL: I[N,C,L], "
-               "W[K,C,R], O[N,K,Lo]); Lo = (L + 2*pad - dilation*(R-1) - 1)/stride + 1; bias[k]",
-               {dim("N", "batch"), dim("L", "input length"), dim("C", "input channels"),
-                dim("K", "output channels"), dim("R", "kernel size"), kStride, kPad, kDilation, layout("NLC | NCL")},
-               {"in", "w"}, "out", "k",
-               {{"NLC", shape("N=0.0 L=0.1 C=0.2 R=1.0 K=1.2"), 1},
-                {"NCL", shape("N=0.0 C=0.1 L=0.2 K=1.0 R=1.2"), 2}}});
+  f.push_back(
+      {"conv1d",
+       "O[n, l, k] = I[n, l*stride + r*dilation - pad, c] * W[r, c, k] (NLC; NCL: I[N,C,L], "
+       "W[K,C,R], O[N,K,Lo]); Lo = (L + 2*pad - dilation*(R-1) - 1)/stride + 1; bias[k]",
+       {dim("N", "batch"), dim("L", "input length"), dim("C", "input channels"), dim("K", "output channels"),
+        dim("R", "kernel size"), kStride, kPad, kDilation, layout("NLC | NCL")},
+       {"in", "w"},
+       "out",
+       "k",
+       {{"NLC", shape("N=0.0 L=0.1 C=0.2 R=1.0 K=1.2"), 1}, {"NCL", shape("N=0.0 C=0.1 L=0.2 K=1.0 R=1.2"), 2}}});
   f.push_back({"conv2d",
                "2-D convolution, grouped when groups > 1. NCHW: I[N,C,H,W], W[K,C/groups,R,S], "
                "O[N,K,Ho,Wo]; NHWC: I[N,H,W,C], W[R,S,C/groups,K], O[N,Ho,Wo,K]; "
@@ -60,7 +71,9 @@ std::vector<Family> build() {
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "input channels"),
                 dim("K", "output channels"), dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad,
                 kDilation, kGroups, layout("NCHW | NHWC")},
-               {"in", "w"}, "out", "k",
+               {"in", "w"},
+               "out",
+               "k",
                {{"NCHW", shape("N=0.0 C=0.1 H=0.2 W=0.3 K=1.0 R=1.2 S=1.3"), 2},
                 {"NHWC", shape("N=0.0 H=0.1 W=0.2 C=0.3 R=1.0 S=1.1 K=1.3"), 1}}});
   f.push_back({"depthwise_conv2d",
@@ -68,7 +81,9 @@ std::vector<Family> build() {
                "O[N,Ho,Wo,C]; NCHW: I[N,C,H,W], W[C,R,S], O[N,C,Ho,Wo]; sizes as conv2d; bias[c]",
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "channels"),
                 dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad, kDilation, layout("NHWC | NCHW")},
-               {"in", "w"}, "out", "c",
+               {"in", "w"},
+               "out",
+               "c",
                {{"NHWC", shape("N=0.0 H=0.1 W=0.2 C=0.3 R=1.0 S=1.1"), 1},
                 {"NCHW", shape("N=0.0 C=0.1 H=0.2 W=0.3 R=1.1 S=1.2"), 2}}});
   f.push_back({"conv3d",
@@ -76,9 +91,10 @@ std::vector<Family> build() {
                "I[N,C,D,H,W], W[K,C,T,R,S], O[N,K,Do,Ho,Wo]; sizes as conv2d per axis; bias[k]",
                {dim("N", "batch"), dim("D", "input depth"), dim("H", "input height"), dim("W", "input width"),
                 dim("C", "input channels"), dim("K", "output channels"), dim("T", "kernel depth"),
-                dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad, kDilation,
-                layout("NDHWC | NCDHW")},
-               {"in", "w"}, "out", "k",
+                dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad, kDilation, layout("NDHWC | NCDHW")},
+               {"in", "w"},
+               "out",
+               "k",
                {{"NDHWC", shape("N=0.0 D=0.1 H=0.2 W=0.3 C=0.4 T=1.0 R=1.1 S=1.2 K=1.4"), 1},
                 {"NCDHW", shape("N=0.0 C=0.1 D=0.2 H=0.3 W=0.4 K=1.0 T=1.2 R=1.3 S=1.4"), 2}}});
   f.push_back({"conv2d_transpose",
@@ -88,7 +104,9 @@ std::vector<Family> build() {
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "input channels"),
                 dim("K", "output channels"), dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad,
                 layout("NHWC | NCHW")},
-               {"in", "w"}, "out", "k",
+               {"in", "w"},
+               "out",
+               "k",
                {{"NHWC", shape("N=0.0 H=0.1 W=0.2 C=0.3 R=1.0 S=1.1 K=1.3"), 1},
                 {"NCHW", shape("N=0.0 C=0.1 H=0.2 W=0.3 K=1.1 R=1.2 S=1.3"), 2}},
                true});
@@ -98,7 +116,9 @@ std::vector<Family> build() {
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "input channels"),
                 dim("K", "output channels"), dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad,
                 dim("capsule", "pose matrix size"), layout("NHWIJC")},
-               {"in", "w"}, "out", "k",
+               {"in", "w"},
+               "out",
+               "k",
                {{"NHWIJC", shape("N=0.0 H=0.1 W=0.2 capsule=0.3 C=0.5 R=1.0 S=1.1 K=1.5"), 1}}});
   return f;
 }

@@ -16,8 +16,8 @@
 namespace attune::libgen {
 
 struct ParamField {
-  std::string name;       // the template parameter ("stride"); also the C struct field
-  std::string doc;        // one line for the header
+  std::string name;          // the template parameter ("stride"); also the C struct field
+  std::string doc;           // one line for the header
   bool zero_is_one = false;  // a zero-initialised struct means 1 (stride, dilation, groups)
   bool may_be_zero = false;  // pad
 };
@@ -30,10 +30,10 @@ struct ShapeSource {
 };
 
 struct LayoutVariant {
-  std::string layout;              // "NCHW"; empty for families without a layout parameter
+  std::string layout;  // "NCHW"; empty for families without a layout parameter
   std::vector<ShapeSource> shape;
-  int window_dim = -1;             // dimension of the first input whose index holds
-                                   // stride/pad/dilation; -1: none
+  int window_dim = -1;  // dimension of the first input whose index holds
+                        // stride/pad/dilation; -1: none
 };
 
 struct Family {
@@ -44,7 +44,7 @@ struct Family {
   std::string output;               // the output pointer name
   std::string bias_index;           // what the bias is indexed by, for the docs
   std::vector<LayoutVariant> variants;
-  bool transposed = false;          // window index is (out + pad - tap)/stride
+  bool transposed = false;  // window index is (out + pad - tap)/stride
   bool has_layout() const { return !variants.front().layout.empty(); }
 };
 

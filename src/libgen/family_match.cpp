@@ -61,8 +61,10 @@ std::optional<std::map<std::string, std::string>> guess(const Op& op, const Fami
     std::map<std::string, std::string> known;
     for (const auto& tp : t.params) {
       auto it = p.find(tp.name);
-      if (it != p.end()) known[tp.name] = it->second;
-      else if (!tp.default_value.empty()) known[tp.name] = tp.default_value;
+      if (it != p.end())
+        known[tp.name] = it->second;
+      else if (!tp.default_value.empty())
+        known[tp.name] = tp.default_value;
     }
     return known;
   }

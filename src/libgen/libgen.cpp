@@ -10,16 +10,16 @@
 #include <filesystem>
 #include <set>
 
-#include "codegen/codegen_cpu_tensorize.hpp"
 #include "codegen/codegen_cpu.hpp"
-#include "ir/error.hpp"
-#include "libgen/libgen.hpp"
-#include "ir/names.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
 #include "hw/target.hpp"
-#include "schedule/transform.hpp"
-#include "search/tuner.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
+#include "libgen/libgen.hpp"
 #include "libgen/library.hpp"
 #include "libgen/out_dir.hpp"
+#include "schedule/transform.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 
@@ -62,8 +62,8 @@ std::vector<std::pair<TaskInfo, Record>> pick_tasks(const Database& db, const Ta
       auto task = db.find_task(canonical_spec(op), target.name);
       auto best = task ? db.best(task->id) : std::nullopt;
       if (!best)
-        throw Error(o.ops_file + ": op '" + op.name + "' has no verified record for target '" + target.name +
-                    "' in " + o.db_path + " (tune it first)");
+        throw Error(o.ops_file + ": op '" + op.name + "' has no verified record for target '" + target.name + "' in " +
+                    o.db_path + " (tune it first)");
       if (seen.insert(task->id).second) out.emplace_back(*task, *best);
     }
     return out;
@@ -173,8 +173,8 @@ LibgenResult generate_library(const LibgenOptions& o) {
 
   res.tuned_kernels = static_cast<int>(lib.kernels.size());
   for (const auto& k : lib.kernels)
-    res.kernels.push_back({k.symbol, k.task.name, k.match ? k.match->family->name : "", k.entry, k.file,
-                           k.best.median_s, k.gflops});
+    res.kernels.push_back(
+        {k.symbol, k.task.name, k.match ? k.match->family->name : "", k.entry, k.file, k.best.median_s, k.gflops});
   return res;
 }
 

@@ -32,28 +32,28 @@
 namespace attune {
 
 struct LibgenOptions {
-  std::string db_path;                   // the tuning database (must exist)
-  std::string out_dir;                   // new, empty, or an earlier libgen output (with force)
-  bool force = false;                    // replace an earlier libgen output in out_dir
-  std::string name = "attune_kernels";   // C identifier: the library, header and symbol prefix
-  std::string target = "cpu";            // target name or file (load_target); tasks of it only
-  std::string ops_file;                  // optional workload file: only these ops (each must be tuned)
+  std::string db_path;                  // the tuning database (must exist)
+  std::string out_dir;                  // new, empty, or an earlier libgen output (with force)
+  bool force = false;                   // replace an earlier libgen output in out_dir
+  std::string name = "attune_kernels";  // C identifier: the library, header and symbol prefix
+  std::string target = "cpu";           // target name or file (load_target); tasks of it only
+  std::string ops_file;                 // optional workload file: only these ops (each must be tuned)
 };
 
 struct LibgenKernel {
-  std::string symbol;   // the kernel's C function, e.g. "mylib_conv2d_k1a2b3c4d"
-  std::string task;     // the task's name in the database
-  std::string family;   // "conv2d", ...; empty when the task matched no float template
-  std::string entry;    // the public entry point that reaches it ("mylib_conv2d", "mylib_foo")
-  std::string file;     // its source, relative to out_dir
-  double time_s = 0;    // measured median
+  std::string symbol;  // the kernel's C function, e.g. "mylib_conv2d_k1a2b3c4d"
+  std::string task;    // the task's name in the database
+  std::string family;  // "conv2d", ...; empty when the task matched no float template
+  std::string entry;   // the public entry point that reaches it ("mylib_conv2d", "mylib_foo")
+  std::string file;    // its source, relative to out_dir
+  double time_s = 0;   // measured median
   double gflops = 0;
 };
 
 struct LibgenResult {
   int tuned_kernels = 0;
-  std::vector<LibgenKernel> kernels;   // in task order
-  std::vector<std::string> files;      // every file written, relative to out_dir, sorted
+  std::vector<LibgenKernel> kernels;  // in task order
+  std::vector<std::string> files;     // every file written, relative to out_dir, sorted
 };
 
 // Throws attune::Error (one line) for: a missing or unreadable database, a bad name, an

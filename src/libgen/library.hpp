@@ -19,40 +19,40 @@ namespace attune::libgen {
 struct Kernel {
   TaskInfo task;
   Record best;
-  Op op;                              // parsed from the task's canonical spec, named after it
-  std::optional<FamilyMatch> match;   // set only for f32 tasks of a family: reached by dispatch
-  std::string symbol;                 // NAME_<family or task>_k<hash>
-  std::string entry;                  // public entry: NAME_<family>, or NAME_<task> when raw
-  std::string file;                   // "src/kernels/<symbol>.c"
-  std::string source;                 // the kernel's C text (codegen output, symbol renamed)
+  Op op;                             // parsed from the task's canonical spec, named after it
+  std::optional<FamilyMatch> match;  // set only for f32 tasks of a family: reached by dispatch
+  std::string symbol;                // NAME_<family or task>_k<hash>
+  std::string entry;                 // public entry: NAME_<family>, or NAME_<task> when raw
+  std::string file;                  // "src/kernels/<symbol>.c"
+  std::string source;                // the kernel's C text (codegen output, symbol renamed)
   double gflops = 0;
 };
 
 struct Library {
-  std::string name;                   // C identifier, lower or mixed case as given
-  std::string macro;                  // NAME in upper case, for macros
-  std::string target;                 // the target's name
+  std::string name;    // C identifier, lower or mixed case as given
+  std::string macro;   // NAME in upper case, for macros
+  std::string target;  // the target's name
   std::string target_arch;
-  std::vector<std::string> flags;     // C flags for every source (target's, minus -march=native)
-  std::string db_name;                // the database file's base name (no directories)
-  std::string generated_at;           // ISO-8601 UTC
-  std::vector<Kernel> kernels;        // in task order
+  std::vector<std::string> flags;  // C flags for every source (target's, minus -march=native)
+  std::string db_name;             // the database file's base name (no directories)
+  std::string generated_at;        // ISO-8601 UTC
+  std::vector<Kernel> kernels;     // in task order
 
   std::vector<const Kernel*> of_family(const std::string& family) const;
 };
 
 // Each returns the complete text of one generated file.
-std::string emit_header(const Library& lib);            // include/NAME.h
-std::string emit_internal_header(const Library& lib);   // src/NAME_internal.h
-std::string emit_dispatch(const Library& lib);          // src/NAME_dispatch.c
-std::string emit_generic(const Library& lib);           // src/NAME_generic.c
+std::string emit_header(const Library& lib);           // include/NAME.h
+std::string emit_internal_header(const Library& lib);  // src/NAME_internal.h
+std::string emit_dispatch(const Library& lib);         // src/NAME_dispatch.c
+std::string emit_generic(const Library& lib);          // src/NAME_generic.c
 std::string emit_kernel_file(const Library& lib, const Kernel& k);
 // "N=1 H=10 ... layout=NCHW epilogue=relu": a dispatched kernel's parameters; empty when raw.
 std::string family_params_text(const Kernel& k);
-std::string emit_cmake(const Library& lib);             // CMakeLists.txt
-std::string emit_package_config(const Library& lib);    // cmake/NAMEConfig.cmake
-std::string emit_pkgconfig(const Library& lib);         // NAME.pc
-std::string emit_readme(const Library& lib);            // README.md
+std::string emit_cmake(const Library& lib);           // CMakeLists.txt
+std::string emit_package_config(const Library& lib);  // cmake/NAMEConfig.cmake
+std::string emit_pkgconfig(const Library& lib);       // NAME.pc
+std::string emit_readme(const Library& lib);          // README.md
 
 // Replaces every "@P@" by the library name and "@U@" by its macro prefix.
 std::string substitute(std::string text, const Library& lib);

@@ -17,8 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Trees an operating system owns: a library written into them could replace system files.
-constexpr const char* kSystemTrees[] = {"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32",
-                                        "/proc", "/sbin", "/sys", "/usr", "/run"};
+constexpr const char* kSystemTrees[] = {"/bin",    "/boot", "/dev",  "/etc", "/lib", "/lib32", "/lib64",
+                                        "/libx32", "/proc", "/sbin", "/sys", "/usr", "/run"};
 
 bool inside(const fs::path& p, const fs::path& tree) {
   auto a = p.begin(), b = tree.begin();

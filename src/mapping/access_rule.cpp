@@ -16,8 +16,7 @@ std::optional<std::string> check_operand(const Access& op_access, const Access& 
       if (loop_of.count(v)) matched.emplace_back(v, c);
     if (matched.empty()) continue;  // constant once the other loops are fixed
     std::string where = t + "[" + std::to_string(d) + "] '" + e.str() + "'";
-    if (matched.size() > 1)
-      return where + " combines " + matched[0].first + " and " + matched[1].first;
+    if (matched.size() > 1) return where + " combines " + matched[0].first + " and " + matched[1].first;
     const auto& [v, c] = matched[0];
     if (e.divisor != 1) return where + " divides " + v;
     if (c <= 0) return where + " has a negative stride for " + v;

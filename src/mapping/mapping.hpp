@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ir/op.hpp"
 #include "hw/target.hpp"
+#include "ir/op.hpp"
 
 namespace attune {
 
@@ -36,13 +36,13 @@ struct LoopAssignment {
 
 struct Mapping {
   std::string intrinsic;
-  std::vector<LoopAssignment> loops;          // one per intrinsic loop, in its var order
+  std::vector<LoopAssignment> loops;              // one per intrinsic loop, in its var order
   std::map<std::string, std::string> operand_of;  // intrinsic tensor -> op tensor
   bool valid = false;
-  std::string reason;                         // why not, when !valid
-  double padding_waste = 0.0;                 // 1 - useful / padded iterations
-  std::int64_t padded_iterations = 0;         // the op's domain with mapped loops rounded up
-  std::int64_t useful_iterations = 0;         // the op's domain (its MACs)
+  std::string reason;                  // why not, when !valid
+  double padding_waste = 0.0;          // 1 - useful / padded iterations
+  std::int64_t padded_iterations = 0;  // the op's domain with mapped loops rounded up
+  std::int64_t useful_iterations = 0;  // the op's domain (its MACs)
 
   bool one_to_one() const;
   std::string str() const;  // "i<-p j<-k kk<-c,r"
@@ -58,14 +58,13 @@ struct MappingOptions {
 
 struct MappingReport {
   std::string intrinsic;
-  int one_to_one = 0;       // valid one-to-one matches
-  int mappings = 0;         // valid mappings (one-to-one matches included)
+  int one_to_one = 0;          // valid one-to-one matches
+  int mappings = 0;            // valid mappings (one-to-one matches included)
   std::vector<Mapping> items;  // one-to-one candidates (valid or not), then fused unions
-  std::string reason;       // why the count is zero (or a note, e.g. truncation); else empty
+  std::string reason;          // why the count is zero (or a note, e.g. truncation); else empty
 };
 
-MappingReport enumerate_mappings(const Op& op, const Intrinsic& intrinsic,
-                                 const MappingOptions& options = {});
+MappingReport enumerate_mappings(const Op& op, const Intrinsic& intrinsic, const MappingOptions& options = {});
 
 // {"intrinsic": ..., "one_to_one": N, "mappings": M, "reason": ..., "items": [...]}
 nlohmann::json to_json(const Mapping& m);

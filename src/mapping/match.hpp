@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/op.hpp"
 #include "hw/target.hpp"
+#include "ir/op.hpp"
 
 namespace attune::mapping {
 
@@ -22,8 +22,7 @@ struct OperandAssignment {
 
 // Every pairing of op inputs with intrinsic inputs, the op's own order first. Empty (with
 // `why_none` set) when the operand counts differ.
-std::vector<OperandAssignment> operand_assignments(const Op& op, const Intrinsic& intr,
-                                                   std::string& why_none);
+std::vector<OperandAssignment> operand_assignments(const Op& op, const Intrinsic& intr, std::string& why_none);
 
 // One op loop per intrinsic loop (in the intrinsic's var order).
 struct Match {
@@ -45,7 +44,7 @@ using LoopSets = std::vector<std::vector<std::string>>;
 // Every union of the valid matches in which some intrinsic loop receives more than one op loop,
 // without repeats, smallest first. Returns false (and leaves `out` empty) when more than
 // `max_unions` combinations would have to be examined.
-bool fused_unions(const Op& op, const std::vector<Match>& valid, std::size_t n_loops,
-                  std::size_t max_unions, std::vector<LoopSets>& out);
+bool fused_unions(const Op& op, const std::vector<Match>& valid, std::size_t n_loops, std::size_t max_unions,
+                  std::vector<LoopSets>& out);
 
 }  // namespace attune::mapping

@@ -8,9 +8,7 @@ namespace attune::mapping {
 
 namespace {
 
-std::string plural(std::size_t n, const char* what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
+std::string plural(std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
 // The first operand pair the access rule rejects, or "".
 std::string check_match(const Op& op, const Intrinsic& intr, const OperandAssignment& a,

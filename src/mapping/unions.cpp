@@ -84,7 +84,8 @@ bool fused_unions(const Op& op, const std::vector<Match>& valid, std::size_t n_l
     for (const auto& x : s) n += x.size();
     return n;
   };
-  std::stable_sort(out.begin(), out.end(), [&](const LoopSets& a, const LoopSets& b) { return size_of(a) < size_of(b); });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const LoopSets& a, const LoopSets& b) { return size_of(a) < size_of(b); });
   return true;
 }
 

@@ -8,8 +8,8 @@
 #include <map>
 #include <numeric>
 
-#include "model/cost_model.hpp"
 #include "ir/error.hpp"
+#include "model/cost_model.hpp"
 
 namespace attune {
 
@@ -44,12 +44,18 @@ void CostModel::fit(const FeatureRows& x, const std::vector<float>& y) {
   std::map<std::string, std::string> params;
   int rounds = 0;
   if (kind_ == ModelKind::validity) {
-    params = {{"objective", "binary:logistic"}, {"max_depth", "6"}, {"eta", "0.3"}, {"min_child_weight", "1"},
+    params = {{"objective", "binary:logistic"},
+              {"max_depth", "6"},
+              {"eta", "0.3"},
+              {"min_child_weight", "1"},
               {"base_score", "0.5"}};
     rounds = kValidityRounds;
   } else {
     m.set_groups({static_cast<unsigned>(x.size())});
-    params = {{"objective", "rank:pairwise"}, {"max_depth", "3"}, {"eta", "0.3"}, {"min_child_weight", "1"},
+    params = {{"objective", "rank:pairwise"},
+              {"max_depth", "3"},
+              {"eta", "0.3"},
+              {"min_child_weight", "1"},
               {"subsample", "1"}};
     rounds = kRankRounds;
   }
@@ -100,8 +106,10 @@ double pairwise_accuracy(const std::vector<float>& scores, const std::vector<dou
       if (times[i] == times[j]) continue;
       pairs += 1;
       const bool i_faster = times[i] < times[j];
-      if (scores[i] == scores[j]) right += 0.5;
-      else if ((scores[i] > scores[j]) == i_faster) right += 1;
+      if (scores[i] == scores[j])
+        right += 0.5;
+      else if ((scores[i] > scores[j]) == i_faster)
+        right += 1;
     }
   return pairs > 0 ? right / pairs : std::nan("");
 }

@@ -16,7 +16,7 @@
 
 namespace attune {
 
-struct FeatureCaches {  // the cache levels nest_features() measures reuse in
+struct FeatureCaches {                            // the cache levels nest_features() measures reuse in
   double l1 = 32768, l2 = 524288, l3 = 33554432;  // bytes
 };
 

@@ -16,16 +16,18 @@ namespace {
 const std::map<std::string, std::vector<std::string>>& key_lists() {
   static const std::map<std::string, std::vector<std::string>> lists = {
       {"cpu",
-       {"fma", "vector_loads", "vector_stores", "spill_stores", "spill_loads", "branches", "calls",
-        "instructions", "code_bytes", "functions"}},
-      {"cuda",
-       {"registers", "smem_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes", "kernels"}},
-      {"vta",
-       {"insn/LOAD", "insn/STORE", "insn/GEMM", "insn/ALU", "insn/total", "uops", "kernel_uops",
-        "dma_bytes/inp", "dma_bytes/wgt", "dma_bytes/acc", "dma_bytes/uop", "dma_bytes/out",
-        "peak_entries/inp", "peak_entries/wgt", "peak_entries/acc", "peak_entries/uop",
-        "peak_share/inp", "peak_share/wgt", "peak_share/acc", "peak_share/uop", "chunks",
-        "tile_groups", "threads", "gemm_uop_iters", "pad_entries"}},
+       {"fma", "vector_loads", "vector_stores", "spill_stores", "spill_loads", "branches", "calls", "instructions",
+        "code_bytes", "functions"}},
+      {"cuda", {"registers", "smem_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes", "kernels"}},
+      {"vta", {"insn/LOAD",        "insn/STORE",       "insn/GEMM",
+               "insn/ALU",         "insn/total",       "uops",
+               "kernel_uops",      "dma_bytes/inp",    "dma_bytes/wgt",
+               "dma_bytes/acc",    "dma_bytes/uop",    "dma_bytes/out",
+               "peak_entries/inp", "peak_entries/wgt", "peak_entries/acc",
+               "peak_entries/uop", "peak_share/inp",   "peak_share/wgt",
+               "peak_share/acc",   "peak_share/uop",   "chunks",
+               "tile_groups",      "threads",          "gemm_uop_iters",
+               "pad_entries"}},
   };
   return lists;
 }

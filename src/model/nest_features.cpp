@@ -84,7 +84,8 @@ double stride_of(const Access& a, const BufferDecl* decl, const std::string& var
   if (!decl) return 0;
   double stride = 0, step = 1;
   for (std::size_t d = a.index.size(); d-- > 0;) {
-    stride += static_cast<double>(a.index[d].coeff(var)) / static_cast<double>(std::max<std::int64_t>(1, a.index[d].divisor)) * step;
+    stride += static_cast<double>(a.index[d].coeff(var)) /
+              static_cast<double>(std::max<std::int64_t>(1, a.index[d].divisor)) * step;
     if (d < decl->shape.size()) step *= static_cast<double>(decl->shape[d]);
   }
   return std::fabs(stride);
@@ -94,8 +95,8 @@ double stride_of(const Access& a, const BufferDecl* decl, const std::string& var
 
 const std::vector<std::string>& nest_feature_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {"log_flops", "loops", "stmts", "parallel_loops", "log_parallel_extent",
-                                  "log_local_bytes"};
+    std::vector<std::string> n = {"log_flops",           "loops",          "stmts", "parallel_loops",
+                                  "log_parallel_extent", "log_local_bytes"};
     for (int i = 0; i < kLoopSlots; ++i)
       for (const char* f : {"log_extent", "kind", "reduction"}) n.push_back("loop" + std::to_string(i) + "." + f);
     n.push_back("vector_lanes");

@@ -20,8 +20,7 @@ Matrix::Matrix(const std::vector<float>& data, std::size_t rows, std::size_t col
     throw Error("xgboost: matrix data has " + std::to_string(data.size()) + " values, expected " +
                 std::to_string(rows) + " x " + std::to_string(cols));
   DMatrixHandle h = nullptr;
-  check(XGDMatrixCreateFromMat(data.data(), rows, cols, std::numeric_limits<float>::quiet_NaN(), &h),
-        "create matrix");
+  check(XGDMatrixCreateFromMat(data.data(), rows, cols, std::numeric_limits<float>::quiet_NaN(), &h), "create matrix");
   handle_ = h;
 }
 

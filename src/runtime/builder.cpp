@@ -17,11 +17,11 @@
 
 #include <fmt/format.h>
 
-#include "attune/error.hpp"
-#include "attune/interrupt.hpp"
-#include "attune/runtime.hpp"
+#include "ir/error.hpp"
 #include "runtime/files.hpp"
 #include "runtime/hash.hpp"
+#include "runtime/interrupt.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/subprocess.hpp"
 
 namespace attune {
@@ -70,8 +70,7 @@ Compiler resolve_compiler(const std::string& spec_or_empty) {
   Compiler c{split_words(spec), ""};
   if (c.argv.empty()) throw Error("empty compiler command (CC or BuildOptions::compiler)");
   const std::string path = runtime::find_program(c.argv[0]);
-  if (path.empty())
-    throw Error("compiler '" + c.argv[0] + "' not found in PATH (set CC to a C compiler)");
+  if (path.empty()) throw Error("compiler '" + c.argv[0] + "' not found in PATH (set CC to a C compiler)");
   c.argv[0] = path;
 
   std::vector<std::string> version_cmd = c.argv;
@@ -80,8 +79,8 @@ Compiler resolve_compiler(const std::string& spec_or_empty) {
   popts.timeout_s = 30;
   auto v = runtime::run_process(version_cmd, popts);
   if (!v.exited_ok())
-    throw Error("compiler '" + path + "' did not answer --version: " +
-                (v.started ? compiler_message(v) : v.spawn_error));
+    throw Error("compiler '" + path +
+                "' did not answer --version: " + (v.started ? compiler_message(v) : v.spawn_error));
   c.info = path + " | " + v.out.substr(0, v.out.find('\n'));
   for (std::size_t i = 1; i < c.argv.size(); ++i) c.info += " " + c.argv[i];
   return c;
@@ -186,8 +185,8 @@ std::vector<BuildResult> Builder::build_batch(const std::vector<Artifact>& artif
       }
     }
   };
-  unsigned jobs = options_.jobs > 0 ? static_cast<unsigned>(options_.jobs)
-                                    : std::max(1u, std::thread::hardware_concurrency());
+  unsigned jobs =
+      options_.jobs > 0 ? static_cast<unsigned>(options_.jobs) : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, static_cast<unsigned>(unique.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(work);

@@ -92,7 +92,7 @@ std::optional<std::string> read_file(const std::string& path) {
 }
 
 bool file_exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 

@@ -1,9 +1,9 @@
-// InterruptScope and the children it kills (attune/interrupt.hpp).
+// InterruptScope and the children it kills (runtime/interrupt.hpp).
 //
 // The handler may run on any thread at any instruction, so it only touches a lock-free atomic
 // and write()s to a pipe. Everything that takes a lock or allocates (the set of children,
 // killing them) happens on the watcher thread, which the pipe wakes.
-#include "attune/interrupt.hpp"
+#include "runtime/interrupt.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,10 +14,10 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <utility>
 #include <thread>
+#include <utility>
 
-#include "attune/error.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 
@@ -110,11 +110,10 @@ int interrupted() { return g_signal.load(); }
 
 std::string signal_name(int sig) {
   static const std::pair<int, const char*> kNames[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},     {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},   {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},   {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},   {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
   };
   for (const auto& [n, name] : kNames)
     if (n == sig) return name;

@@ -1,4 +1,4 @@
-// attune/interrupt.hpp — SIGINT and SIGTERM during a long command: stop cleanly, not abruptly
+// runtime/interrupt.hpp — SIGINT and SIGTERM during a long command: stop cleanly, not abruptly
 // (runtime stage).
 //
 // A command that knows how to stop early (attune tune, attune verify) holds an InterruptScope

@@ -41,14 +41,21 @@ std::uint64_t parse_byte_size(std::string_view text, const std::string& what) {
   if (end != number.c_str() + number.size() || !std::isfinite(value) || value <= 0) return bad();
   std::string unit(text.substr(i));
   for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (unit.ends_with("IB")) unit.resize(unit.size() - 2);
-  else if (unit.ends_with("B")) unit.resize(unit.size() - 1);
+  if (unit.ends_with("IB"))
+    unit.resize(unit.size() - 2);
+  else if (unit.ends_with("B"))
+    unit.resize(unit.size() - 1);
   double scale = 1;
-  if (unit == "K") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-  else if (!unit.empty()) return bad();
+  if (unit == "K")
+    scale = 1024.0;
+  else if (unit == "M")
+    scale = 1024.0 * 1024;
+  else if (unit == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (!unit.empty())
+    return bad();
   const double bytes = value * scale;
   if (bytes >= 1.8e19) return bad();  // beyond 64 bits
   return static_cast<std::uint64_t>(bytes);
@@ -63,17 +70,21 @@ std::string format_bytes(std::uint64_t bytes) {
     ++u;
   }
   char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
   return buf;
 }
 
 void check_memory_limit(const Op& op, std::uint64_t limit) {
   const std::uint64_t need = measurement_memory_bytes(op);
   if (need <= limit) return;
-  throw Error("op '" + (op.name.empty() ? std::string("op") : op.name) + "' needs about " + format_bytes(need) +
-              " of memory to measure (its tensors and the copies attune makes of them), more than the limit of " +
-              format_bytes(limit) + "; raise it with --max-memory SIZE (Budget::max_memory in the C++ API; default: half of physical memory)");
+  throw Error(
+      "op '" + (op.name.empty() ? std::string("op") : op.name) + "' needs about " + format_bytes(need) +
+      " of memory to measure (its tensors and the copies attune makes of them), more than the limit of " +
+      format_bytes(limit) +
+      "; raise it with --max-memory SIZE (Budget::max_memory in the C++ API; default: half of physical memory)");
 }
 
 }  // namespace attune

@@ -29,8 +29,7 @@ nlohmann::json object_features(const std::string& so_path, const std::string& en
   const auto r = runtime::run_process({objdump, "-d", "--no-show-raw-insn", so_path}, po);
   if (!r.exited_ok()) return nlohmann::json::object();
 
-  long fma = 0, vloads = 0, vstores = 0, spill_st = 0, spill_ld = 0, branches = 0, calls = 0, insns = 0,
-       functions = 0;
+  long fma = 0, vloads = 0, vstores = 0, spill_st = 0, spill_ld = 0, branches = 0, calls = 0, insns = 0, functions = 0;
   unsigned long long code_bytes = 0, fn_first = 0, fn_last = 0;
   bool in_kernel = false;
   auto close_fn = [&] {
@@ -75,13 +74,21 @@ nlohmann::json object_features(const std::string& so_path, const std::string& en
     if (paren == std::string::npos || !is_vector_operand(ops)) continue;
     const bool store = ops.back() == ')';
     const bool stack = ops.find("(%rsp") != std::string::npos || ops.find("(%rbp") != std::string::npos;
-    if (stack) (store ? spill_st : spill_ld) += 1;
-    else (store ? vstores : vloads) += 1;
+    if (stack)
+      (store ? spill_st : spill_ld) += 1;
+    else
+      (store ? vstores : vloads) += 1;
   }
   close_fn();
-  return {{"fma", fma},          {"vector_loads", vloads}, {"vector_stores", vstores},
-          {"spill_stores", spill_st}, {"spill_loads", spill_ld}, {"branches", branches},
-          {"calls", calls},      {"instructions", insns}, {"code_bytes", code_bytes},
+  return {{"fma", fma},
+          {"vector_loads", vloads},
+          {"vector_stores", vstores},
+          {"spill_stores", spill_st},
+          {"spill_loads", spill_ld},
+          {"branches", branches},
+          {"calls", calls},
+          {"instructions", insns},
+          {"code_bytes", code_bytes},
           {"functions", functions}};
 }
 

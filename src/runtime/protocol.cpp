@@ -62,13 +62,13 @@ WorkerRequest request_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const WorkerResult& r) {
-  return {{"schema_version", kProtocolVersion},
-          {"status", r.status},
-          {"error", r.error},
-          {"times_s", r.times_s},
-          // JSON has no NaN or infinity (a kernel that writes NaN makes the error infinite).
-          {"max_rel_error", std::isfinite(r.max_rel_error) ? nlohmann::json(r.max_rel_error)
-                                                           : nlohmann::json(nullptr)}};
+  return {
+      {"schema_version", kProtocolVersion},
+      {"status", r.status},
+      {"error", r.error},
+      {"times_s", r.times_s},
+      // JSON has no NaN or infinity (a kernel that writes NaN makes the error infinite).
+      {"max_rel_error", std::isfinite(r.max_rel_error) ? nlohmann::json(r.max_rel_error) : nlohmann::json(nullptr)}};
 }
 
 WorkerResult result_from_json(const nlohmann::json& j) {

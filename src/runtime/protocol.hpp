@@ -17,7 +17,7 @@ namespace attune::runtime {
 inline constexpr int kProtocolVersion = 1;
 
 struct WorkerRequest {
-  std::string spec;            // print_spec(op)
+  std::string spec;  // print_spec(op)
   std::string so_path;
   std::string entry = "attune_kernel";
   std::string reference_path;  // raw bytes of the expected output tensor (its dtype, row-major)
@@ -56,6 +56,6 @@ inline double median_of(std::vector<double> v) {
 nlohmann::json to_json(const WorkerRequest& r);
 WorkerRequest request_from_json(const nlohmann::json& j);  // throws Error on a bad request
 nlohmann::json to_json(const WorkerResult& r);
-WorkerResult result_from_json(const nlohmann::json& j);    // throws Error on a bad result
+WorkerResult result_from_json(const nlohmann::json& j);  // throws Error on a bad result
 
 }  // namespace attune::runtime

@@ -22,9 +22,8 @@ std::string find_nvcc() {
 nlohmann::json cuda_kernel_features(const std::string& cu_path, const std::string& arch) {
   const std::string nvcc = find_nvcc();
   if (nvcc.empty()) return nlohmann::json::object();
-  const auto obj = std::filesystem::temp_directory_path() /
-                   ("attune-ptxas-" + std::to_string(getpid()) + "-" +
-                    std::to_string(std::hash<std::string>{}(cu_path)) + ".o");
+  const auto obj = std::filesystem::temp_directory_path() / ("attune-ptxas-" + std::to_string(getpid()) + "-" +
+                                                             std::to_string(std::hash<std::string>{}(cu_path)) + ".o");
   runtime::ProcessOptions po;
   po.timeout_s = 300;
   const auto r = runtime::run_process({nvcc, "-arch=" + arch, "-c", "-Xptxas", "-v", cu_path, "-o", obj.string()}, po);
@@ -50,7 +49,7 @@ nlohmann::json cuda_kernel_features(const std::string& cu_path, const std::strin
     if (std::regex_search(line, m, ld)) v_ld = std::max(v_ld, std::stol(m[1]));
   }
   if (kernels == 0) return nlohmann::json::object();
-  return {{"registers", v_regs},      {"smem_bytes", v_smem},      {"stack_bytes", v_stack},
+  return {{"registers", v_regs},       {"smem_bytes", v_smem},     {"stack_bytes", v_stack},
           {"spill_store_bytes", v_st}, {"spill_load_bytes", v_ld}, {"kernels", kernels}};
 }
 

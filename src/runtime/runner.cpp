@@ -16,14 +16,14 @@
 
 #include <fmt/format.h>
 
-#include "attune/error.hpp"
-#include "attune/interrupt.hpp"
-#include "attune/json_limits.hpp"
-#include "attune/evaluator.hpp"
-#include "attune/locations.hpp"
-#include "attune/runtime.hpp"
+#include "ir/error.hpp"
+#include "ir/evaluator.hpp"
+#include "ir/json_limits.hpp"
+#include "ir/locations.hpp"
 #include "runtime/files.hpp"
+#include "runtime/interrupt.hpp"
 #include "runtime/protocol.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/subprocess.hpp"
 
 namespace attune {
@@ -61,8 +61,7 @@ std::string make_private_dir(const std::string& configured) {
 Measurement from_result(const runtime::WorkerResult& w) {
   Measurement m;
   m.max_rel_error = w.max_rel_error;
-  if (w.status == "internal_error")
-    throw InternalError("attune-worker refused its request: " + w.error);
+  if (w.status == "internal_error") throw InternalError("attune-worker refused its request: " + w.error);
   auto status = parse_status(w.status);
   if (!status) throw InternalError("attune-worker reported an unknown status '" + w.status + "'");
   m.status = *status;
@@ -86,8 +85,7 @@ Runner::~Runner() {
 
 std::string Runner::write_reference(const Buffer& reference, const std::string& name) {
   const std::string path = dir_ + "/" + name;
-  runtime::write_file_atomic(
-      path, std::string(static_cast<const char*>(reference.data()), reference.bytes()));
+  runtime::write_file_atomic(path, std::string(static_cast<const char*>(reference.data()), reference.bytes()));
   return path;
 }
 
@@ -98,8 +96,8 @@ std::string Runner::reference_file(const Op& op, std::uint64_t seed) {
   evaluate(op, buffers);
   const int out = op.tensor_index(op.output.tensor);
   ATTUNE_CHECK(out >= 0, "the output tensor is declared");
-  std::string path = write_reference(buffers[static_cast<std::size_t>(out)],
-                                     "ref-" + std::to_string(counter_++) + ".bin");
+  std::string path =
+      write_reference(buffers[static_cast<std::size_t>(out)], "ref-" + std::to_string(counter_++) + ".bin");
   references_.emplace(key, path);
   return path;
 }
@@ -154,9 +152,9 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
   }
   // The kernel called exit() (or _exit) itself, or wrote garbage where the result goes.
   m.status = Status::runtime_error;
-  m.error = with_stderr("the worker exited with code " + std::to_string(p.exit_code) +
-                           " without a result (did the kernel call exit?)",
-                       p.err);
+  m.error = with_stderr(
+      "the worker exited with code " + std::to_string(p.exit_code) + " without a result (did the kernel call exit?)",
+      p.err);
   return m;
 }
 
@@ -191,8 +189,8 @@ std::vector<Measurement> Runner::measure_batch(const Op& op, const std::vector<B
   return out;
 }
 
-Measurement Runner::measure_with_reference(const Op& op, const std::string& so_path,
-                                           const Buffer& reference, const MeasureOptions& options) {
+Measurement Runner::measure_with_reference(const Op& op, const std::string& so_path, const Buffer& reference,
+                                           const MeasureOptions& options) {
   const Tensor& t = op.tensor(op.output.tensor);
   if (reference.dtype() != t.dtype || reference.shape() != t.shape)
     throw Error("reference for '" + t.name + "' must be " + std::string(dtype_name(t.dtype)) +

@@ -39,10 +39,10 @@ struct BuildOptions {
 
 struct BuildResult {
   bool ok = false;
-  std::string so_path;    // the shared object, when ok
-  std::string error;      // the compiler's diagnostics (or why it could not run), when !ok
-  double compile_s = 0;   // wall time of the compiler run; 0 when cached
-  bool cached = false;    // served from the cache without running the compiler
+  std::string so_path;   // the shared object, when ok
+  std::string error;     // the compiler's diagnostics (or why it could not run), when !ok
+  double compile_s = 0;  // wall time of the compiler run; 0 when cached
+  bool cached = false;   // served from the cache without running the compiler
 };
 
 class Builder {
@@ -93,14 +93,14 @@ std::string compiler_info();
 // ---- measuring -----------------------------------------------------------------------------
 
 struct MeasureOptions {
-  std::uint64_t seed = 1;   // inputs are make_buffers(op, seed), the same in parent and worker
-  int threads = 0;          // OMP_NUM_THREADS for the worker; 0 leaves the environment as is
-  double rtol = 1e-4;       // tolerance of the reference comparison (see compare())
+  std::uint64_t seed = 1;  // inputs are make_buffers(op, seed), the same in parent and worker
+  int threads = 0;         // OMP_NUM_THREADS for the worker; 0 leaves the environment as is
+  double rtol = 1e-4;      // tolerance of the reference comparison (see compare())
   std::string entry = "attune_kernel";
 
   // Timing, inside the worker. Each repeat calls the kernel enough times to last min_repeat_s
   // (so tiny kernels are not lost in clock resolution) and records the time per call.
-  int warmup = 2;           // untimed calls after the correctness check
+  int warmup = 2;  // untimed calls after the correctness check
   // ... and untimed calls until this long has passed. A kernel on two threads of this VM runs
   // slowly for its first few milliseconds (times per 1 ms repeat rose 62 -> 131 GFLOP/s over
   // the first 6 ms of a 140 us GEMM): timed from a cold start, the ramp is in its median.
@@ -118,7 +118,7 @@ struct MeasureOptions {
   // its best time, so a hopeless candidate of a large operator costs one call, not five.
   double cutoff_s = 0;
 
-  double timeout_s = 60;    // wall clock for the whole worker run; then its group gets SIGKILL
+  double timeout_s = 60;  // wall clock for the whole worker run; then its group gets SIGKILL
 
   // One checked call and no timing to speak of: for correctness checks (verify, tests).
   static MeasureOptions correctness_only(int threads = 0) {
@@ -162,8 +162,8 @@ class Runner {
                                          const MeasureOptions& options);
   // Compares against `reference` (the output tensor's expected contents) instead of the
   // reference evaluator's answer. Throws Error when its dtype or shape does not fit the op.
-  Measurement measure_with_reference(const Op& op, const std::string& so_path,
-                                     const Buffer& reference, const MeasureOptions& options);
+  Measurement measure_with_reference(const Op& op, const std::string& so_path, const Buffer& reference,
+                                     const MeasureOptions& options);
 
   const std::string& worker_path() const { return worker_; }
 

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <optional>
 
-#include "attune/interrupt.hpp"
+#include "runtime/interrupt.hpp"
 
 extern char** environ;
 
@@ -43,8 +43,7 @@ std::vector<std::string> child_environment(const ProcessOptions& options) {
     std::string_view entry(*e);
     bool replaced = false;
     for (const auto& [k, v] : options.env)
-      if (entry.size() > k.size() && entry.substr(0, k.size()) == k && entry[k.size()] == '=')
-        replaced = true;
+      if (entry.size() > k.size() && entry.substr(0, k.size()) == k && entry[k.size()] == '=') replaced = true;
     if (!replaced) env.emplace_back(entry);
   }
   for (const auto& [k, v] : options.env) env.push_back(k + "=" + v);
@@ -111,8 +110,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   std::vector<std::string> args = argv, env = child_environment(options);
   std::vector<char*> cargs = c_strings(args), cenv = c_strings(env);
@@ -174,7 +172,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
 std::string find_program(const std::string& program) {
   auto executable = [](const std::string& p) {
-    struct stat st{};
+    struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
   };
   if (program.find('/') != std::string::npos) {

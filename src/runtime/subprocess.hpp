@@ -15,12 +15,12 @@
 namespace attune::runtime {
 
 struct ProcessResult {
-  bool started = false;   // false: could not be spawned, see spawn_error
+  bool started = false;  // false: could not be spawned, see spawn_error
   std::string spawn_error;
   bool timed_out = false;
-  int exit_code = -1;     // when it exited normally
-  int signal = 0;         // when a signal ended it (SIGKILL after a timeout included)
-  std::string out, err;   // captured, each cut at max_output bytes
+  int exit_code = -1;    // when it exited normally
+  int signal = 0;        // when a signal ended it (SIGKILL after a timeout included)
+  std::string out, err;  // captured, each cut at max_output bytes
   double wall_s = 0;
   bool exited_ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };

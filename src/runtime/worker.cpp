@@ -17,9 +17,9 @@
 #include "ir/error.hpp"
 #include "ir/json_limits.hpp"
 #include "ir/op.hpp"
-#include "runtime/runtime.hpp"
 #include "runtime/files.hpp"
 #include "runtime/protocol.hpp"
+#include "runtime/runtime.hpp"
 
 namespace attune {
 
@@ -30,9 +30,7 @@ using runtime::WorkerResult;
 using Clock = std::chrono::steady_clock;
 using Kernel = void (*)(void* const*);
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 WorkerResult failure(const char* status, std::string error) {
   WorkerResult r;
@@ -110,8 +108,8 @@ WorkerResult run(const WorkerRequest& req) {
   const double first_s = seconds_since(t_first);
   const Comparison first = compare(got, want, req.rtol);
   if (!first.ok) {
-    WorkerResult r = failure("wrong_result", "output " + op.output.tensor +
-                                                 " differs from the reference: " + first.str());
+    WorkerResult r =
+        failure("wrong_result", "output " + op.output.tensor + " differs from the reference: " + first.str());
     r.max_rel_error = first.max_rel_error;
     return r;
   }
@@ -131,7 +129,8 @@ WorkerResult run(const WorkerRequest& req) {
     if (!again.ok) {
       r = failure("wrong_result",
                   "correct on the first call but not after repeated calls (does the kernel "
-                  "accumulate into its output instead of overwriting it?): " + again.str());
+                  "accumulate into its output instead of overwriting it?): " +
+                      again.str());
       r.max_rel_error = again.max_rel_error;
     }
   }

@@ -129,7 +129,10 @@ Range range_of(const LoopNest& nest, const AffineExpr& e) {
   Range r{e.constant, e.constant};
   for (const auto& [v, c] : e.terms) {
     const std::int64_t hi = std::max<std::int64_t>(extent_of_var(nest, v) - 1, 0);
-    if (c > 0) r.hi += c * hi; else r.lo += c * hi;
+    if (c > 0)
+      r.hi += c * hi;
+    else
+      r.lo += c * hi;
   }
   if (e.divisor != 1) {
     // floor division keeps the bounds ordered; inexact points read zero anyway.
@@ -143,8 +146,7 @@ Range range_of(const LoopNest& nest, const AffineExpr& e) {
   return r;
 }
 
-bool write_separates_iterations(const LoopNest& nest, const Node& loop,
-                                const std::vector<AffineExpr>& index) {
+bool write_separates_iterations(const LoopNest& nest, const Node& loop, const std::vector<AffineExpr>& index) {
   std::vector<std::string> varying = vars_defined_in(loop.body);
   for (const auto& v : iteration_vars(loop)) varying.push_back(v);
   for (const auto& leaf : leaf_vars(loop)) {

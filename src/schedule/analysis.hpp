@@ -42,8 +42,7 @@ std::vector<std::string> vars_defined_in(const std::vector<Node>& nodes);
 
 // True when writes through `index` from different iterations of `loop` cannot hit the same
 // element: every leaf variable of the loop appears, recoverable, in some dimension.
-bool write_separates_iterations(const LoopNest& nest, const Node& loop,
-                                const std::vector<AffineExpr>& index);
+bool write_separates_iterations(const LoopNest& nest, const Node& loop, const std::vector<AffineExpr>& index);
 
 // Range [lo, hi] of an expression over the loops' variables (bound variables use their extent).
 struct Range {

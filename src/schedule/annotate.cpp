@@ -67,8 +67,8 @@ Applicability unroll_check(const LoopNest& nest, const Transform& t) {
   const Node* l = nest.find_loop(t.loop);
   if (auto a = must_be_serial(l, t.loop); !a) return a;
   if (l->extent > kMaxUnrollExtent)
-    return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) +
-                             " > " + std::to_string(kMaxUnrollExtent) + "; split it first");
+    return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) + " > " +
+                             std::to_string(kMaxUnrollExtent) + "; split it first");
   if (contains_kind(l->body, LoopKind::parallel))
     return Applicability::no("loop '" + t.loop + "' contains a parallel loop");
   // Copies after expansion: this loop and every unrolled loop around it.
@@ -78,8 +78,8 @@ Applicability unroll_check(const LoopNest& nest, const Transform& t) {
     if (p != l && p->kind == LoopKind::unrolled) copies *= p->extent;
   }
   if (copies > kMaxUnrolledCopies)
-    return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) +
-                             " statements (limit " + std::to_string(kMaxUnrolledCopies) + ")");
+    return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) + " statements (limit " +
+                             std::to_string(kMaxUnrolledCopies) + ")");
   return Applicability::yes();
 }
 
@@ -90,8 +90,8 @@ Applicability vectorize_check(const LoopNest& nest, const Transform& t) {
     if (n.is_loop()) return Applicability::no("loop '" + t.loop + "' is not innermost");
   if (!l->bindings.empty()) return Applicability::no("loop '" + t.loop + "' is a fused loop");
   if (l->extent > kMaxUnrollExtent)
-    return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) +
-                             " > " + std::to_string(kMaxUnrollExtent) + "; split it first");
+    return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) + " > " +
+                             std::to_string(kMaxUnrollExtent) + "; split it first");
   if (auto why = carried_dependence(nest, *l); !why.empty()) return Applicability::no(why);
   return Applicability::yes();
 }
@@ -102,8 +102,8 @@ Applicability parallel_check(const LoopNest& nest, const Transform& t) {
   for (const auto& name : nest.path_to(t.loop)) {
     const Node* p = nest.find_loop(name);
     if (p != l && (p->kind == LoopKind::parallel || p->kind == LoopKind::vectorized))
-      return Applicability::no("loop '" + t.loop + "' is inside " +
-                               std::string(loop_kind_name(p->kind)) + " loop '" + name + "'");
+      return Applicability::no("loop '" + t.loop + "' is inside " + std::string(loop_kind_name(p->kind)) + " loop '" +
+                               name + "'");
   }
   if (contains_kind(l->body, LoopKind::parallel))
     return Applicability::no("loop '" + t.loop + "' contains a parallel loop");

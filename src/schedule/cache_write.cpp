@@ -27,8 +27,8 @@ constexpr std::int64_t kMaxLocalElements = 1 << 20;
 
 struct Plan {
   const Stmt* update = nullptr;
-  std::vector<std::string> dims;      // loops below `at` the output index uses, outermost first
-  std::vector<const Node*> outside;   // loops around `at`, outermost first, and `at` itself
+  std::vector<std::string> dims;     // loops below `at` the output index uses, outermost first
+  std::vector<const Node*> outside;  // loops around `at`, outermost first, and `at` itself
   std::string why;
 };
 
@@ -64,8 +64,7 @@ Plan plan(const LoopNest& nest, const Transform& t) {
     for (const Node* l : loops) {
       for (const auto& b : l->bindings)
         for (const auto& ix : s.dst.index)
-          if (ix.uses(b.var))
-            p.why = "the output index uses '" + b.var + "', bound by fused loop '" + l->var + "'";
+          if (ix.uses(b.var)) p.why = "the output index uses '" + b.var + "', bound by fused loop '" + l->var + "'";
       bool used = false;
       for (const auto& ix : s.dst.index) used = used || ix.uses(l->var);
       if (used) p.dims.push_back(l->var);

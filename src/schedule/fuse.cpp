@@ -26,7 +26,8 @@ Applicability fuse_check(const LoopNest& nest, const Transform& t) {
     if (x->kind == LoopKind::vectorized || x->kind == LoopKind::unrolled)
       return Applicability::no("loop '" + x->var + "' is " + std::string(loop_kind_name(x->kind)));
   if (l->extent > kMaxLoopExtent / c.extent)
-    return Applicability::no("fusing '" + l->var + "' and '" + c.var + "' would make a loop of more than 2^40 iterations");
+    return Applicability::no("fusing '" + l->var + "' and '" + c.var +
+                             "' would make a loop of more than 2^40 iterations");
   for (const auto& b : nest.buffers)
     if (b.kind == BufferKind::local && b.alloc_at == l->var)
       return Applicability::no("buffer '" + b.name + "' is allocated at '" + l->var + "'");

@@ -96,8 +96,7 @@ void names_in(const std::vector<Node>& nodes, std::vector<std::string>& out) {
 }
 
 // A perfect nest of loops `vars` (with `prefix` on each name) around one statement.
-Node perfect_nest(const Op& op, const std::vector<std::string>& vars, const std::string& prefix,
-                  Stmt s) {
+Node perfect_nest(const Op& op, const std::vector<std::string>& vars, const std::string& prefix, Stmt s) {
   Node inner = Node::make_stmt(std::move(s));
   for (auto it = vars.rbegin(); it != vars.rend(); ++it)
     inner = Node::make_loop(prefix + *it, op.var(*it).extent, {std::move(inner)});

@@ -50,11 +50,11 @@ struct Guard {
 };
 
 enum class StmtKind {
-  init,      // dst = 0
-  update,    // dst += srcs[0] * srcs[1] * ...
-  copy,      // dst = srcs[0]            (packing; out-of-bounds source reads zero)
-  writeback, // dst = srcs[0]  or  dst += srcs[0] when `accumulate`; then the epilogue if `epilogue`
-  epilogue,  // dst = relu(dst + bias)  (per Op::epilogue)
+  init,       // dst = 0
+  update,     // dst += srcs[0] * srcs[1] * ...
+  copy,       // dst = srcs[0]            (packing; out-of-bounds source reads zero)
+  writeback,  // dst = srcs[0]  or  dst += srcs[0] when `accumulate`; then the epilogue if `epilogue`
+  epilogue,   // dst = relu(dst + bias)  (per Op::epilogue)
 };
 std::string_view stmt_kind_name(StmtKind k);
 
@@ -126,7 +126,7 @@ struct BufferDecl {
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape;
   BufferKind kind = BufferKind::input;
-  std::string alloc_at;  // local buffers: allocated at the top of this loop's body ("" = function scope)
+  std::string alloc_at;       // local buffers: allocated at the top of this loop's body ("" = function scope)
   bool in_registers = false;  // lowering (promote_registers): a local buffer kept in vector registers
   std::int64_t numel() const;
   bool operator==(const BufferDecl&) const = default;

@@ -52,15 +52,13 @@ std::string stmt_str(const LoopNest& nest, const Stmt& s) {
   return line;
 }
 
-void print_allocs(const LoopNest& nest, const std::string& at, const std::string& pad,
-                  std::ostringstream& os) {
+void print_allocs(const LoopNest& nest, const std::string& at, const std::string& pad, std::ostringstream& os) {
   for (const auto& b : nest.buffers)
     if (b.kind == BufferKind::local && b.alloc_at == at)
       os << pad << "local " << b.name << shape_str(b.shape) << " " << dtype_name(b.dtype) << "\n";
 }
 
-void print_nodes(const LoopNest& nest, const std::vector<Node>& nodes, int depth,
-                 std::ostringstream& os) {
+void print_nodes(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::ostringstream& os) {
   const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
   for (const auto& n : nodes) {
     if (!n.is_loop()) {
@@ -69,8 +67,7 @@ void print_nodes(const LoopNest& nest, const std::vector<Node>& nodes, int depth
     }
     // Merge a chain of plain serial loops into one line, as people write them.
     const Node* cur = &n;
-    std::string head = std::string(loop_kind_name(cur->kind)) + " " + cur->var + " < " +
-                       std::to_string(cur->extent);
+    std::string head = std::string(loop_kind_name(cur->kind)) + " " + cur->var + " < " + std::to_string(cur->extent);
     auto plain = [&](const Node* x) {
       if (x->kind != LoopKind::serial || !x->bindings.empty()) return false;
       for (const auto& b : nest.buffers)

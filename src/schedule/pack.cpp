@@ -34,9 +34,9 @@ const std::vector<Node>& scope_body(const LoopNest& nest, const std::string& at)
 }
 
 struct PackPlan {
-  Access access;                     // the one read of the tensor below `at`
-  std::vector<std::string> layout;   // loops of the packed dimensions
-  std::vector<Range> ranges;         // padded: the span of each tensor dimension's index
+  Access access;                    // the one read of the tensor below `at`
+  std::vector<std::string> layout;  // loops of the packed dimensions
+  std::vector<Range> ranges;        // padded: the span of each tensor dimension's index
   std::string why;
 };
 
@@ -78,7 +78,8 @@ PackPlan plan(const LoopNest& nest, const Transform& t) {
       for (const Node* l : loops) {
         for (const auto& b : l->bindings) {
           for (const auto& ix : a.index)
-            if (ix.uses(b.var)) p.why = "the read of '" + t.tensor + "' uses '" + b.var + "', bound by fused loop '" + l->var + "'";
+            if (ix.uses(b.var))
+              p.why = "the read of '" + t.tensor + "' uses '" + b.var + "', bound by fused loop '" + l->var + "'";
         }
         bool used = false;
         for (const auto& ix : a.index) used = used || ix.uses(l->var);

@@ -17,8 +17,7 @@ namespace attune::sched {
 namespace {
 
 // The current chain order of the named loops, outermost first; empty when they do not form one.
-std::vector<std::string> current_chain(const LoopNest& nest, const std::vector<std::string>& names,
-                                       std::string& why) {
+std::vector<std::string> current_chain(const LoopNest& nest, const std::vector<std::string>& names, std::string& why) {
   const std::set<std::string> want(names.begin(), names.end());
   // The outermost named loop is the one with the shortest path.
   std::string top;

@@ -3,8 +3,8 @@
 //
 // Preconditions: the loop exists and is serial; at least two factors, each in 1..2^40, the
 // inner ones multiplying to at most 2^40; the outermost factor is the smallest that covers the
-// extent (ceil(extent / product of the inner factors)); the new names are free. Tails: when the product exceeds the extent every statement below gets
-// the guard `loop < extent` (the code generator emits it as a condition).
+// extent (ceil(extent / product of the inner factors)); the new names are free. Tails: when the product exceeds the
+// extent every statement below gets the guard `loop < extent` (the code generator emits it as a condition).
 #include <numeric>
 
 #include "ir/error.hpp"
@@ -34,9 +34,8 @@ Applicability split_check(const LoopNest& nest, const Transform& t) {
   }
   const std::int64_t want_outer = (l->extent + inner - 1) / inner;
   if (t.factors[0] != want_outer)
-    return Applicability::no("outer factor of '" + t.loop + "' must be " + std::to_string(want_outer) +
-                             " (extent " + std::to_string(l->extent) + " / inner " +
-                             std::to_string(inner) + ", rounded up)");
+    return Applicability::no("outer factor of '" + t.loop + "' must be " + std::to_string(want_outer) + " (extent " +
+                             std::to_string(l->extent) + " / inner " + std::to_string(inner) + ", rounded up)");
   for (std::size_t i = 0; i < t.factors.size(); ++i)
     if (nest.find_loop(piece(t.loop, i)) || extent_of_var(nest, piece(t.loop, i)))
       return Applicability::no("name '" + piece(t.loop, i) + "' is already taken");

@@ -76,8 +76,7 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
 }  // namespace
 
 bool tensorize_supported_kind(const std::string& k) {
-  return k == "avx2_fma_bcast" || k == "avx512_fma_bcast" || k == "avx512_vnni" || k == "mma_sync" ||
-         k == "wmma";
+  return k == "avx2_fma_bcast" || k == "avx512_fma_bcast" || k == "avx512_vnni" || k == "mma_sync" || k == "wmma";
 }
 
 Applicability tensorize_applicable(const Op& op, const Intrinsic& intr, const Mapping& m) {
@@ -139,14 +138,14 @@ TensorizePlan plan_tensorize(const Op& op, const Intrinsic& intr, int number) {
   const int total = static_cast<int>(rep.items.size());
   if (number < 0 || number > total)
     throw Error("--mapping " + std::to_string(number) + ": " + intr.name + " has " + std::to_string(total) +
-                " mapping candidate" + (total == 1 ? "" : "s") + " for this op" + (total ? " (1.." + std::to_string(total) + ")" : "") +
-                (rep.reason.empty() ? "" : "; " + rep.reason));
+                " mapping candidate" + (total == 1 ? "" : "s") + " for this op" +
+                (total ? " (1.." + std::to_string(total) + ")" : "") + (rep.reason.empty() ? "" : "; " + rep.reason));
   if (number == 0) {
     for (int i = 0; i < total; ++i)
       if (rep.items[i].valid && (number == 0 || better(rep.items[i], rep.items[number - 1]))) number = i + 1;
     if (number == 0)
-      throw Error("no valid mapping of " + (op.name.empty() ? std::string("the op") : op.name) + " onto " +
-                  intr.name + (rep.reason.empty() ? "" : ": " + rep.reason));
+      throw Error("no valid mapping of " + (op.name.empty() ? std::string("the op") : op.name) + " onto " + intr.name +
+                  (rep.reason.empty() ? "" : ": " + rep.reason));
   }
   return plan_of(op, intr, rep, number);
 }
@@ -172,12 +171,11 @@ std::string TensorizePlan::str() const {
   std::string s = "tensorize " + intrinsic.name + " with mapping #" + std::to_string(mapping_number) + " (" +
                   mapping.str() + "): A' = " + a_tensor + ", B' = " + b_tensor + ", C' = " + c_tensor + "\n";
   s += "  " + dim("M", m) + "\n  " + dim("N", n) + "\n  " + dim("K", k) + "\n";
-  s += "for " + (outer_spatial.empty() ? std::string("(no outer spatial loops)") : joined(outer_spatial, ", ")) +
-       ":\n";
+  s += "for " + (outer_spatial.empty() ? std::string("(no outer spatial loops)") : joined(outer_spatial, ", ")) + ":\n";
   s += "  for mt < " + std::to_string(m.tiles()) + ", nt < " + std::to_string(n.tiles()) + ":\n";
   s += "    acc[" + std::to_string(m.tile) + "x" + std::to_string(n.tile) + "] = 0\n";
-  s += "    for " + (outer_reduction.empty() ? std::string("") : joined(outer_reduction, ", ") + ", ") +
-       "kt < " + std::to_string(k.tiles()) + ":\n";
+  s += "    for " + (outer_reduction.empty() ? std::string("") : joined(outer_reduction, ", ") + ", ") + "kt < " +
+       std::to_string(k.tiles()) + ":\n";
   s += "      stage A'[mt, kt] and B'[kt, nt] (zero outside bounds and padding)\n";
   s += "      acc = " + intrinsic.name + "(A', B', acc)\n";
   s += "    " + c_tensor + "[mt, nt] = acc" + (op.epilogue.empty() ? "" : " then epilogue") + "  (guarded)\n";

@@ -34,19 +34,19 @@
 #include <string>
 #include <vector>
 
-#include "mapping/mapping.hpp"
-#include "ir/op.hpp"
 #include "hw/target.hpp"
+#include "ir/op.hpp"
+#include "mapping/mapping.hpp"
 #include "schedule/transform.hpp"
 
 namespace attune {
 
 // One of the three GEMM-shaped dimensions a tensorized kernel iterates.
 struct FusedDim {
-  std::string intrinsic_loop;          // "i"; empty when the intrinsic has no such loop
-  std::vector<std::string> op_loops;   // fused, outermost first (the op's var order)
-  std::int64_t extent = 1;             // product of the op loops' extents (1 when none)
-  std::int64_t tile = 1;               // the intrinsic loop's extent (1 when absent)
+  std::string intrinsic_loop;         // "i"; empty when the intrinsic has no such loop
+  std::vector<std::string> op_loops;  // fused, outermost first (the op's var order)
+  std::int64_t extent = 1;            // product of the op loops' extents (1 when none)
+  std::int64_t tile = 1;              // the intrinsic loop's extent (1 when absent)
   std::int64_t tiles() const { return (extent + tile - 1) / tile; }
 };
 
@@ -83,14 +83,14 @@ struct TensorizePlan {
   int mapping_number = 0;  // 1-based, as `attune map` numbers the report's items
   // The op tensors playing the intrinsic's A (first input), B (second input) and C (output).
   std::string a_tensor, b_tensor, c_tensor;
-  FusedDim m, n, k;                         // row, column and reduction dimensions
-  std::vector<std::string> outer_spatial;   // unmapped spatial loops (op order)
-  std::vector<std::string> outer_reduction; // unmapped reduction loops (op order)
+  FusedDim m, n, k;                          // row, column and reduction dimensions
+  std::vector<std::string> outer_spatial;    // unmapped spatial loops (op order)
+  std::vector<std::string> outer_reduction;  // unmapped reduction loops (op order)
   TensorizeSchedule schedule;
 
-  std::int64_t outer_count() const;         // product of the outer spatial extents
-  std::string str() const;                  // the reshaped nest, for comments and people
-  TensorizeStep step() const;               // what a schedule records of it
+  std::int64_t outer_count() const;  // product of the outer spatial extents
+  std::string str() const;           // the reshaped nest, for comments and people
+  TensorizeStep step() const;        // what a schedule records of it
 };
 
 // Whether `m` (a mapping of `op` onto `intr`) can be tensorized, with the reason when not:

@@ -79,12 +79,8 @@ Transform on_loop(TransformKind k, std::string loop) {
 }  // namespace
 Transform Transform::fuse(std::string loop) { return on_loop(TransformKind::fuse, std::move(loop)); }
 Transform Transform::unroll(std::string loop) { return on_loop(TransformKind::unroll, std::move(loop)); }
-Transform Transform::vectorize(std::string loop) {
-  return on_loop(TransformKind::vectorize, std::move(loop));
-}
-Transform Transform::parallel(std::string loop) {
-  return on_loop(TransformKind::parallel, std::move(loop));
-}
+Transform Transform::vectorize(std::string loop) { return on_loop(TransformKind::vectorize, std::move(loop)); }
+Transform Transform::parallel(std::string loop) { return on_loop(TransformKind::parallel, std::move(loop)); }
 Transform Transform::pack(std::string tensor, std::string at, std::vector<std::string> layout) {
   Transform t;
   t.kind = TransformKind::pack;

@@ -39,13 +39,13 @@ enum class TransformKind { split, reorder, fuse, unroll, vectorize, parallel, pa
 
 struct Transform {
   TransformKind kind = TransformKind::split;
-  std::string loop;                    // split, fuse, unroll, vectorize, parallel
-  std::vector<std::int64_t> factors;   // split
-  std::vector<std::string> loops;      // reorder
-  std::string tensor;                  // pack, cache_write
-  std::string at;                      // pack, cache_write
-  std::vector<std::string> layout;     // pack
-  bool padded = false;                 // pack: the tensor's own layout plus a zero halo
+  std::string loop;                   // split, fuse, unroll, vectorize, parallel
+  std::vector<std::int64_t> factors;  // split
+  std::vector<std::string> loops;     // reorder
+  std::string tensor;                 // pack, cache_write
+  std::string at;                     // pack, cache_write
+  std::vector<std::string> layout;    // pack
+  bool padded = false;                // pack: the tensor's own layout plus a zero halo
 
   static Transform split(std::string loop, std::vector<std::int64_t> factors);
   static Transform reorder(std::vector<std::string> loops);

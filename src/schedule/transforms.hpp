@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "attune/transform.hpp"
+#include "schedule/transform.hpp"
 
 namespace attune::sched {
 

@@ -24,8 +24,8 @@
 
 #include "ir/error.hpp"
 #include "model/features.hpp"
-#include "search/tuner.hpp"
 #include "schedule/analysis.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 
@@ -89,7 +89,8 @@ class CpuSpace final : public Space {
     std::size_t n_rows = 0;
     for (const auto& x : op.spatial_vars()) n_rows += x != natural && op.var(x).extent > 1;
     Knob rv{"row_var", {}, "spatial variable of the unrolled rows"};
-    for (std::size_t i = 0; i < std::max<std::size_t>(n_rows, 1); ++i) rv.choices.push_back(static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < std::max<std::size_t>(n_rows, 1); ++i)
+      rv.choices.push_back(static_cast<std::int64_t>(i));
     knobs_.push_back(rv);
     // 7 came last (it divides 56, 28, 14 and 7, the ResNet widths), then 12 and 14 (AVX-512's
     // 32 registers hold 12 or 14 rows of two vectors): appended, so the older choices keep
@@ -131,7 +132,8 @@ class CpuSpace final : public Space {
     bool around = false;
     for (const auto& v : vecs_) around = around || rows_for(v).size() >= 2;
     if (around)
-      knobs_.push_back({"outer_inside", {0, 1},
+      knobs_.push_back({"outer_inside",
+                        {0, 1},
                         "1: the other spatial loops inside the vector tile loop (each weight panel is swept over "
                         "every pixel while it is in cache)"});
   }
@@ -159,7 +161,9 @@ class CpuSpace final : public Space {
   }
 
   Trace trace(const Config& c) const override {
-    if (c.size() != knobs_.size()) throw Error("config has " + std::to_string(c.size()) + " values, space has " + std::to_string(knobs_.size()) + " knobs");
+    if (c.size() != knobs_.size())
+      throw Error("config has " + std::to_string(c.size()) + " values, space has " + std::to_string(knobs_.size()) +
+                  " knobs");
     auto val = [&](const std::string& name) {
       for (std::size_t i = 0; i < knobs_.size(); ++i)
         if (knobs_[i].name == name) return knobs_[i].choices.at(static_cast<std::size_t>(c[i]));
@@ -287,7 +291,10 @@ class CpuSpace final : public Space {
       for (std::size_t i = from; i < order.size(); ++i) {
         const std::string& l = order[i];
         if (l == vi) break;
-        if (!op_.is_reduction(l.substr(0, l.find('.'))) && extent(l) > 1) { first = l; break; }
+        if (!op_.is_reduction(l.substr(0, l.find('.'))) && extent(l) > 1) {
+          first = l;
+          break;
+        }
       }
       if (!first.empty()) {
         if (par == 2) {
@@ -364,8 +371,10 @@ class CpuSpace final : public Space {
     std::int64_t bytes = 0;
     for (const auto& t : op_.tensors) bytes += t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype));
     // Past L3's reach (a few MiB per core here) they go first; below it they come after.
-    if (bytes > (8 << 20)) out.insert(out.begin(), blocked.begin(), blocked.end());
-    else out.insert(out.end(), blocked.begin(), blocked.end());
+    if (bytes > (8 << 20))
+      out.insert(out.begin(), blocked.begin(), blocked.end());
+    else
+      out.insert(out.end(), blocked.begin(), blocked.end());
     // Variants of every seed, first: strided taps with the rows' stride phase split off; and
     // weights too large for L2 (ResNet's c4, c5) swept over every pixel per panel.
     auto variants = [&](const std::string& knob) {
@@ -410,49 +419,52 @@ class CpuSpace final : public Space {
     if (lanes_ == 16) shapes = {{4, 6}, {2, 12}};
     for (std::size_t v = 0; v < vecs_.size(); ++v)
       for (const auto& [vectors, most_rows] : shapes) {
-      const auto rows = rows_for(vecs_[v]);
-      const int vt = choice(at("vec_tile"), vectors * lanes_);
-      if (rows.empty() || vt < 0) continue;
-      const std::int64_t er = op_.var(rows.front()).extent;
-      std::int64_t tu = most_rows;
-      if (er < 64)
-        for (std::int64_t d = most_rows == 6 ? 7 : 14; d > 1; --d)
-          if (er % d == 0) { tu = d; break; }
-      const int rt = choice(at("row_tile"), tu);
-      bool around = false;  // spatial loops outside the blocks (neither V nor the rows)
-      for (const auto& x : op_.spatial_vars())
-        around = around || (x != vecs_[v] && x != rows.front() && op_.var(x).extent > 1);
-      for (std::int64_t block : {256, 512}) {
-        const int vb = choice(at("vec_block"), block);
-        if (vb < 0 || rt < 0 || op_.var(vecs_[v]).extent < 2 * block) continue;
-        for (int other_level : {0, 3}) {
-          Config c(knobs_.size(), 0);
-          c[at("vec_var")] = static_cast<int>(v);
-          c[at("vec_tile")] = vt;
-          c[at("row_tile")] = rt;
-          c[at("vec_block")] = vb;
-          c[at("red_split")] = ks;
-          c[at("red_hoist")] = 1;
-          for (const auto& in : inputs_) {
-            const std::size_t k = at("pack_" + in);
-            bool by_vec = false, strided = false;
-            for (const auto& a : op_.inputs)
-              if (a.tensor == in) {
-                strided = strided || strided_in(a, vecs_[v]);
-                for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_[v]);
-              }
-            c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
-          }
-          c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
-          if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-          // With threads, also the threads sharing each block's panel and splitting its rows.
-          if (knobs_[at("parallel")].choices.size() > 3) {
-            c[at("parallel")] = 3;
+        const auto rows = rows_for(vecs_[v]);
+        const int vt = choice(at("vec_tile"), vectors * lanes_);
+        if (rows.empty() || vt < 0) continue;
+        const std::int64_t er = op_.var(rows.front()).extent;
+        std::int64_t tu = most_rows;
+        if (er < 64)
+          for (std::int64_t d = most_rows == 6 ? 7 : 14; d > 1; --d)
+            if (er % d == 0) {
+              tu = d;
+              break;
+            }
+        const int rt = choice(at("row_tile"), tu);
+        bool around = false;  // spatial loops outside the blocks (neither V nor the rows)
+        for (const auto& x : op_.spatial_vars())
+          around = around || (x != vecs_[v] && x != rows.front() && op_.var(x).extent > 1);
+        for (std::int64_t block : {256, 512}) {
+          const int vb = choice(at("vec_block"), block);
+          if (vb < 0 || rt < 0 || op_.var(vecs_[v]).extent < 2 * block) continue;
+          for (int other_level : {0, 3}) {
+            Config c(knobs_.size(), 0);
+            c[at("vec_var")] = static_cast<int>(v);
+            c[at("vec_tile")] = vt;
+            c[at("row_tile")] = rt;
+            c[at("vec_block")] = vb;
+            c[at("red_split")] = ks;
+            c[at("red_hoist")] = 1;
+            for (const auto& in : inputs_) {
+              const std::size_t k = at("pack_" + in);
+              bool by_vec = false, strided = false;
+              for (const auto& a : op_.inputs)
+                if (a.tensor == in) {
+                  strided = strided || strided_in(a, vecs_[v]);
+                  for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_[v]);
+                }
+              c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
+            }
+            c[at("parallel")] = static_cast<int>(knobs_[at("parallel")].choices.size()) > 1 ? 1 : 0;
             if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+            // With threads, also the threads sharing each block's panel and splitting its rows.
+            if (knobs_[at("parallel")].choices.size() > 3) {
+              c[at("parallel")] = 3;
+              if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+            }
           }
         }
       }
-    }
     return out;
   }
 
@@ -589,7 +601,8 @@ class CpuSpace final : public Space {
 
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors) {
   if (vectors.lanes != 8 && vectors.lanes != 16)
-    throw Error("cpu space: " + std::to_string(vectors.lanes) + " f32 lanes a vector; expected 8 (AVX2) or 16 (AVX-512)");
+    throw Error("cpu space: " + std::to_string(vectors.lanes) +
+                " f32 lanes a vector; expected 8 (AVX2) or 16 (AVX-512)");
   return std::make_unique<CpuSpace>(op, threads, vectors);
 }
 

@@ -3,12 +3,11 @@
 // A trace the database already holds for the task is never proposed again (resume measures
 // nothing twice), and every attempt is claimed in the database before it is built or measured
 // (Database::claim), which numbers it: tuners running at once on one task share its budget,
-// and a trace another run has in flight is left to that run. Each attempt is committed the moment it finishes, so a killed run loses
-// nothing recorded. Attempts found to fail while building a two-level proposer's surplus
-// count against the budget like any other, carry "measured": false, and those beyond the
-// budget are dropped unrecorded. After the search, the fastest traces are measured again in
-// fresh processes (confirmations, on runners whose timings are noisy) so that Database::best()
-// judges them by a median rather than by one lucky draw. A SIGINT or SIGTERM inside an
+// and a trace another run has in flight is left to that run. Each attempt is committed the moment it finishes, so a
+// killed run loses nothing recorded. Attempts found to fail while building a two-level proposer's surplus count against
+// the budget like any other, carry "measured": false, and those beyond the budget are dropped unrecorded. After the
+// search, the fastest traces are measured again in fresh processes (confirmations, on runners whose timings are noisy)
+// so that Database::best() judges them by a median rather than by one lucky draw. A SIGINT or SIGTERM inside an
 // InterruptScope (interrupt.hpp) stops the loop after the batch in flight, whose unrecorded
 // results are abandoned (its worker or compilers were killed), and skips the confirmations.
 #include "search/engine.hpp"
@@ -19,8 +18,8 @@
 #include <map>
 #include <optional>
 
-#include "attune/error.hpp"
-#include "attune/interrupt.hpp"
+#include "ir/error.hpp"
+#include "runtime/interrupt.hpp"
 #include "search/progress.hpp"
 
 namespace attune::engine {

@@ -44,9 +44,9 @@ struct Built {
   Status status = Status::ok;  // ok, invalid (a transformation refused it) or compile_error
   std::string error;
   double compile_s = 0;
-  nlohmann::json hidden;       // ML²Tuner's hidden features read from the compiled result
-  Artifact artifact;           // what was built (CPU: the C and its flags; recorded by hash)
-  std::any backend;            // the builder's own product, for its runner
+  nlohmann::json hidden;  // ML²Tuner's hidden features read from the compiled result
+  Artifact artifact;      // what was built (CPU: the C and its flags; recorded by hash)
+  std::any backend;       // the builder's own product, for its runner
   bool ok() const { return status == Status::ok; }
 };
 
@@ -70,7 +70,7 @@ class Proposer {
   // A proposed candidate that was built but not chosen to run: it may be proposed again.
   virtual void unmeasured(const Candidate& c) {}
   virtual void end_round(std::mt19937_64& rng) {}  // after each round's measurements
-  virtual void finish() {}                          // after the last record (save models)
+  virtual void finish() {}                         // after the last record (save models)
   virtual std::vector<ArmResult> arms(const Op& op) const { return {}; }
 };
 
@@ -90,7 +90,7 @@ struct RunContext {
   std::function<std::optional<double>()> best_s;  // the best time so far (the cut-off's base)
   std::function<bool()> out_of_time;              // stop before the next candidate
   std::function<void(std::size_t, const Measurement&, const nlohmann::json& hidden)> done;  // record batch[i]
-  bool full_timing = false;                       // no cut-off (confirmations)
+  bool full_timing = false;  // no cut-off (confirmations)
 };
 
 class Runner {
@@ -128,9 +128,8 @@ std::unique_ptr<Runner> make_worker_runner(const Op& op, int threads, std::uint6
 std::unique_ptr<Builder> make_vta_builder(const Op& op, const Target& target, const VtaConfig& cfg, int jobs);
 std::unique_ptr<Runner> make_simulator_runner(const Op& op, const VtaConfig& cfg, int jobs, std::uint64_t seed);
 // Knob strategies over a Space (make_strategy / make_arm_bandit), resumed from the task's records.
-std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space,
-                                              std::unique_ptr<Strategy> strategy, Database& db,
-                                              const TaskInfo& task, const std::string& target_name);
+std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space, std::unique_ptr<Strategy> strategy,
+                                              Database& db, const TaskInfo& task, const std::string& target_name);
 // The RL agent (rl.hpp) extending measured traces; `policy`: a policy file, empty: untrained.
 std::unique_ptr<Proposer> make_rl_proposer(const Op& op, const Target& target, int threads, const std::string& policy,
                                            std::uint64_t seed, Database& db, const TaskInfo& task);

@@ -85,8 +85,8 @@ class MappingSpace final : public Space {
     const int arms = (nest_ ? 1 : 0) + static_cast<int>(plans_.size());
     if (arms == 0)
       throw Error("no arm to search: " + std::string(o.with_nest ? "" : "loop-nest schedules are off and ") +
-                  "no mapping of " + (op.name.empty() ? std::string("the op") : op.name) +
-                  " onto an intrinsic of " + target.name + " runs on this machine (see `attune map`)");
+                  "no mapping of " + (op.name.empty() ? std::string("the op") : op.name) + " onto an intrinsic of " +
+                  target.name + " runs on this machine (see `attune map`)");
 
     Knob arm{"arm", {}, "which arm: the loop-nest schedules or one mapping onto an intrinsic"};
     for (int a = 0; a < arms; ++a) arm.choices.push_back(a);
@@ -197,7 +197,9 @@ class MappingSpace final : public Space {
     }
     const TensorizePlan& p = plan(c[0]);
     const auto s = register_block(c);
-    auto lg = [](std::int64_t x) { return static_cast<float>(std::log2(static_cast<double>(std::max<std::int64_t>(1, x)))); };
+    auto lg = [](std::int64_t x) {
+      return static_cast<float>(std::log2(static_cast<double>(std::max<std::int64_t>(1, x))));
+    };
     f.insert(f.end(), {lg(p.m.extent), lg(p.n.extent), lg(p.k.extent), lg(p.outer_count()),
                        static_cast<float>(p.mapping.padding_waste), static_cast<float>(streaming(p)),
                        static_cast<float>(p.n.tile), static_cast<float>(s.rows), static_cast<float>(s.cols),

@@ -107,8 +107,9 @@ class Ml2Search final : public Strategy {
     if (p) {
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < 16; ++i) starts.push_back(ok[i]->config);
-      ranked = anneal(space, [&](const std::vector<Config>& c) { return p->predict(inputs_.visible_rows(space, c)); },
-                      pool_n, seen, starts, rng, anneal_options_for(space));
+      ranked = anneal(
+          space, [&](const std::vector<Config>& c) { return p->predict(inputs_.visible_rows(space, c)); }, pool_n, seen,
+          starts, rng, anneal_options_for(space));
     }
     std::vector<Config> random;
     std::set<Config> taken(seen);
@@ -139,7 +140,8 @@ class Ml2Search final : public Strategy {
     } else {
       // Nothing learnt yet: compiling more than is measured would only find failures no model
       // can use better than the measured ones.
-      out.assign(random.begin(), random.begin() + std::min<std::ptrdiff_t>(std::ssize(random), std::max(1, n / proposal_factor(space))));
+      out.assign(random.begin(), random.begin() + std::min<std::ptrdiff_t>(std::ssize(random),
+                                                                           std::max(1, n / proposal_factor(space))));
     }
     // V refuses everything left (the valid part of the space may be spent, or V is wrong):
     // probe with the one config V doubts least, so a wrong V is corrected slowly while a right
@@ -162,8 +164,7 @@ class Ml2Search final : public Strategy {
     return out;
   }
 
-  std::vector<std::size_t> select(const Space& space, const std::vector<CompiledCandidate>& compiled,
-                                  int n) override {
+  std::vector<std::size_t> select(const Space& space, const std::vector<CompiledCandidate>& compiled, int n) override {
     std::vector<std::size_t> idx(compiled.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
     if (compiled.empty() || n <= 0) return {};
@@ -188,8 +189,8 @@ class Ml2Search final : public Strategy {
 
  private:
   // This task's model when it has one, else a warm-start model whose input width fits.
-  const CostModel* pick(const std::optional<CostModel>& own, const std::optional<CostModel>& warm,
-                        const Space& space, bool with_hidden) {
+  const CostModel* pick(const std::optional<CostModel>& own, const std::optional<CostModel>& warm, const Space& space,
+                        bool with_hidden) {
     if (own) return &*own;
     if (!warm) return nullptr;
     if (!visible_width_) visible_width_ = space.visible_features(space.random_config(rng_)).size();
@@ -234,10 +235,10 @@ class Ml2Search final : public Strategy {
   const float threshold_ = static_cast<float>(env_double("ATTUNE_ML2_THRESHOLD", 0.65));  // V's P(valid) cut
   ModelInputs inputs_;
   Models own_, warm_;
-  std::set<Config> probes_;  // configs proposed against V's advice
+  std::set<Config> probes_;            // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
   int round_ = 0;
-  std::mt19937_64 rng_{0};                  // only to draw a config whose features give the width
+  std::mt19937_64 rng_{0};                    // only to draw a config whose features give the width
   std::optional<std::size_t> visible_width_;  // the space's visible feature count, once known
 };
 

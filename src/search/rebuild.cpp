@@ -27,8 +27,8 @@ Artifact rebuild_recorded(const Op& op, const Target& target, const Record& r, R
   } catch (const Error& e) {
     throw Error("record " + std::to_string(r.id) + " no longer replays: " + e.what());
   }
-  const bool has_hash = r.features.is_object() && r.features.contains(kSourceHashFeature) &&
-                        r.features[kSourceHashFeature].is_string();
+  const bool has_hash =
+      r.features.is_object() && r.features.contains(kSourceHashFeature) && r.features[kSourceHashFeature].is_string();
   if (!has_hash) return a;  // written before attune recorded what it measured: nothing to check
   const std::string want = r.features[kSourceHashFeature].get<std::string>();
   if (content_hash(a.source) != want)

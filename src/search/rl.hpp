@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "hw/target.hpp"
 #include "schedule/actions.hpp"
 #include "schedule/loopnest.hpp"
-#include "hw/target.hpp"
 #include "schedule/transform.hpp"
 
 namespace attune::rl {
@@ -64,8 +64,7 @@ inline constexpr int kStateLoops = 10;
 inline constexpr int kTensorFeatures = 4;
 inline constexpr int kStateTensors = 4;
 inline constexpr int kGlobalFeatures = 8;
-inline constexpr int kStateFeatures =
-    kGlobalFeatures + kStateLoops * kLoopFeatures + kStateTensors * kTensorFeatures;
+inline constexpr int kStateFeatures = kGlobalFeatures + kStateLoops * kLoopFeatures + kStateTensors * kTensorFeatures;
 inline constexpr int kMacroFeatures = 7;
 inline constexpr int kActionFeatures = 9 + kLoopFeatures + 6 + kMacroFeatures;
 inline constexpr int kFeatures = kStateFeatures + kActionFeatures;
@@ -81,8 +80,8 @@ inline constexpr int kFeatureVersion = 2;
 // records the steps, not the macro. Packing and parallel loops are left to the agent's later
 // primitive moves.
 struct TileMacro {
-  std::int64_t vec_tile = 8;   // vector tile of the output's contiguous dimension
-  std::string row_var;         // the unrolled spatial dimension ("" when there is none)
+  std::int64_t vec_tile = 8;  // vector tile of the output's contiguous dimension
+  std::string row_var;        // the unrolled spatial dimension ("" when there is none)
   std::int64_t row_tile = 1;
   std::int64_t red_split = 0;  // inner extent of the largest reduction's split (0: none)
   bool red_hoist = false;      // its outer part above the spatial tiles
@@ -104,16 +103,16 @@ std::vector<float> macro_features(const LoopNest& nest, const TileMacro& m, doub
 // network's input row.
 struct Move {
   bool stop = false;
-  Transform action;          // when !stop: the primitive move, or a macro's first step
+  Transform action;                        // when !stop: the primitive move, or a macro's first step
   std::shared_ptr<const TileMacro> macro;  // set for a macro move: its steps all go on the trace
-  std::shared_ptr<const LoopNest> next;  // the state it leads to (the same state for stop)
-  double next_s = 0;         // model_seconds(*next)
-  std::vector<float> input;  // state_features ++ action_features (kFeatures numbers)
+  std::shared_ptr<const LoopNest> next;    // the state it leads to (the same state for stop)
+  double next_s = 0;                       // model_seconds(*next)
+  std::vector<float> input;                // state_features ++ action_features (kFeatures numbers)
 };
 
 struct EnvOptions {
   int max_steps = 16;
-  bool macros = true;        // offer tile_macros() at the untransformed nest
+  bool macros = true;  // offer tile_macros() at the untransformed nest
   ActionSpace space{};
   CostParams cost{};
 };
@@ -157,16 +156,16 @@ class Env {
 // ---- replay buffer --------------------------------------------------------------------------
 
 struct Transition {
-  std::vector<float> input;       // the chosen (state, action) row
-  float reward = 0;               // reward of the state the action led to
-  bool done = false;              // stop taken, or the episode's last step
-  std::vector<float> next_inputs; // rows of every legal move of the next state, n x kFeatures
+  std::vector<float> input;        // the chosen (state, action) row
+  float reward = 0;                // reward of the state the action led to
+  bool done = false;               // stop taken, or the episode's last step
+  std::vector<float> next_inputs;  // rows of every legal move of the next state, n x kFeatures
 };
 
 class ReplayBuffer {
  public:
   explicit ReplayBuffer(std::size_t capacity) : capacity_(capacity) {}
-  void push(Transition t);  // drops the oldest when full
+  void push(Transition t);                                                           // drops the oldest when full
   std::vector<const Transition*> sample(std::size_t n, std::mt19937_64& rng) const;  // with replacement
   std::size_t size() const { return items_.size(); }
   std::size_t capacity() const { return capacity_; }
@@ -233,17 +232,17 @@ struct TrainOptions {
   std::uint64_t seed = 0;
   std::size_t replay_capacity = 4000;
   std::size_t batch = 32;
-  int learn_start = 200;      // transitions before the first gradient step
-  int target_sync = 250;      // gradient steps between target-network updates
+  int learn_start = 200;  // transitions before the first gradient step
+  int target_sync = 250;  // gradient steps between target-network updates
   double epsilon_start = 1.0, epsilon_end = 0.05;
-  double epsilon_decay = 0.6; // share of the episodes over which epsilon falls linearly
-  double time_limit_s = 0;    // stop early after this long (0: none)
+  double epsilon_decay = 0.6;  // share of the episodes over which epsilon falls linearly
+  double time_limit_s = 0;     // stop early after this long (0: none)
 };
 
 struct TrainProgress {
   int episode = 0, episodes = 0;
   double epsilon = 0;
-  double mean_reward = 0;      // mean final reward (log speedup, cost model) of recent episodes
+  double mean_reward = 0;  // mean final reward (log speedup, cost model) of recent episodes
   double mean_loss = 0;
   double elapsed_s = 0;
 };

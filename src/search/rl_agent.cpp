@@ -120,7 +120,8 @@ double Agent::learn(const std::vector<const Transition*>& batch) {
   for (const auto* t : batch) rows.insert(rows.end(), t->input.begin(), t->input.end());
   auto& net = impl_->policy;
   const auto q = net->forward(rows_tensor(rows));
-  const auto yt = torch::from_blob(const_cast<float*>(y.data()), {static_cast<std::int64_t>(y.size())}, torch::kFloat32).clone();
+  const auto yt =
+      torch::from_blob(const_cast<float*>(y.data()), {static_cast<std::int64_t>(y.size())}, torch::kFloat32).clone();
   auto loss = torch::smooth_l1_loss(q, yt);
   impl_->optimizer->zero_grad();
   loss.backward();
@@ -154,9 +155,9 @@ Agent Agent::load(const std::string& path) {
         !ar.try_read("attune_feature_version", version))
       throw Error(path + ": not an attune policy (no attune_hidden/attune_features entries)");
     if (features.item<std::int64_t>() != kFeatures || version.item<std::int64_t>() != kFeatureVersion)
-      throw Error(path + ": policy made for " + std::to_string(features.item<std::int64_t>()) +
-                  " features (version " + std::to_string(version.item<std::int64_t>()) + "), this attune uses " +
-                  std::to_string(kFeatures) + " (version " + std::to_string(kFeatureVersion) + ")");
+      throw Error(path + ": policy made for " + std::to_string(features.item<std::int64_t>()) + " features (version " +
+                  std::to_string(version.item<std::int64_t>()) + "), this attune uses " + std::to_string(kFeatures) +
+                  " (version " + std::to_string(kFeatureVersion) + ")");
     AgentOptions o;
     o.hidden = static_cast<int>(hidden.item<std::int64_t>());
     if (ar.try_read("attune_gamma", gamma)) o.gamma = gamma.item<double>();

@@ -11,8 +11,9 @@ namespace attune::rl {
 namespace {
 
 [[noreturn]] void refuse() {
-  throw Error("the RL agent (strategy rl, train-policy) is not available: attune was built without "
-              "libtorch (ATTUNE_WITH_TORCH=OFF)");
+  throw Error(
+      "the RL agent (strategy rl, train-policy) is not available: attune was built without "
+      "libtorch (ATTUNE_WITH_TORCH=OFF)");
 }
 
 }  // namespace

@@ -25,8 +25,8 @@
 #include <cmath>
 
 #include "codegen/lowering.hpp"
-#include "search/rl.hpp"
 #include "schedule/analysis.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 
@@ -157,8 +157,10 @@ double stmt_seconds(const LoopNest& nest, const Lowered& lowered, const Stmt& s,
     double load = 0;
     if (pt == Pattern::invariant)
       load = inner.kind == LoopKind::vectorized ? 0.5 / std::ceil(static_cast<double>(inner.extent) / lanes) : 0.1;
-    else if (pt == Pattern::contiguous) load = 0.5 * miss;
-    else load = lanes * miss;
+    else if (pt == Pattern::contiguous)
+      load = 0.5 * miss;
+    else
+      load = lanes * miss;
     // Register reuse: the expanded copies of the body share a load that does not vary with the
     // unrolled loop that made them (gcc keeps it in a register).
     for (const Node* l : loops)

@@ -82,7 +82,8 @@ const std::vector<Move>& Env::moves() {
 
 double Env::step(std::size_t i) {
   const auto& ms = moves();
-  if (i >= ms.size()) throw InternalError("rl::Env::step: move " + std::to_string(i) + " of " + std::to_string(ms.size()));
+  if (i >= ms.size())
+    throw InternalError("rl::Env::step: move " + std::to_string(i) + " of " + std::to_string(ms.size()));
   const Move m = ms[i];
   if (m.stop) {
     done_ = true;

@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "search/rl.hpp"
 #include "schedule/analysis.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 
@@ -100,7 +100,8 @@ std::vector<float> state_features(const LoopNest& nest, int step, int max_steps,
   for (const auto& b : nest.buffers) locals += b.kind == BufferKind::local;
   bool has_init = false;
   for (const auto& n : nest.body)
-    if (const Stmt* s = n.is_loop() ? first_stmt(n.body, false) : nullptr; s && s->kind == StmtKind::init) has_init = true;
+    if (const Stmt* s = n.is_loop() ? first_stmt(n.body, false) : nullptr; s && s->kind == StmtKind::init)
+      has_init = true;
   f[0] = max_steps > 0 ? static_cast<float>(step) / static_cast<float>(max_steps) : 0.0f;
   f[1] = static_cast<float>(log_gain / 5.0);
   f[2] = static_cast<float>(locals) / 4.0f;

@@ -70,7 +70,7 @@ std::vector<TileMacro> tile_macros(const Op& op, VectorRegisters vectors) {
               const std::string row = row_var_name(op, vec, ks[i_rv].choices[rv]);
               const std::int64_t tu_eff = row.empty() ? 1 : tu;
               if (tu_eff * ((tv + lanes - 1) / lanes) > vectors.accumulators()) continue;  // stays in registers
-              if (ks[i_rs].choices[rs] == 0 && rh == 1) continue;     // nothing to hoist
+              if (ks[i_rs].choices[rs] == 0 && rh == 1) continue;                          // nothing to hoist
               TileMacro m;
               try {
                 m.steps = space->trace(c);

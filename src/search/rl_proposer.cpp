@@ -14,7 +14,8 @@
 // How proposals are made, per round (PerfDojo's max-reward view: keep playing from the best
 // program found so far):
 //   - the start of each episode is the untransformed nest (always in the first round, then
-//     with probability kFromScratch), where the tile macros (rl.hpp) are among the moves, or one of the five fastest measured traces, the faster the likelier;
+//     with probability kFromScratch), where the tile macros (rl.hpp) are among the moves, or one of the five fastest
+//     measured traces, the faster the likelier;
 //   - from there the agent plays up to kExtendSteps moves (at most kMaxTraceSteps in all),
 //     choosing by a softmax over its Q values (temperature kTemperature) or, in the very first
 //     episode, greedily: the trained policy's own answer is always measured first;
@@ -24,16 +25,16 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
-#include <cmath>
 #include <set>
 
 #include "codegen/codegen_cpu.hpp"
-#include "ir/error.hpp"
-#include "search/rl.hpp"
 #include "hw/target.hpp"
+#include "ir/error.hpp"
 #include "search/engine.hpp"
+#include "search/rl.hpp"
 
 namespace attune {
 
@@ -44,7 +45,7 @@ constexpr int kExtendSteps = 10;
 constexpr int kMaxTraceSteps = 40;
 constexpr int kTopStarts = 5;
 constexpr double kFromScratch = 0.35;
-constexpr int kOnlineSteps = 24;   // gradient steps on measured transitions after each round
+constexpr int kOnlineSteps = 24;  // gradient steps on measured transitions after each round
 constexpr std::size_t kOnlineBatch = 32;
 constexpr double kTemperature = 0.05;
 constexpr std::int64_t kMaxEmitted = 96;  // vector statements written out, see choose()
@@ -183,7 +184,9 @@ class RlProposer : public engine::Proposer {
  public:
   RlProposer(const Op& op, rl::Agent agent, std::string policy_name, const rl::EnvOptions& eo,
              std::vector<Measured> pool)
-      : agent_(std::move(agent)), policy_name_(std::move(policy_name)), player_(op, agent_, eo),
+      : agent_(std::move(agent)),
+        policy_name_(std::move(policy_name)),
+        player_(op, agent_, eo),
         pool_(std::move(pool)) {}
 
   std::string strategy() const override { return "rl"; }
@@ -195,7 +198,9 @@ class RlProposer : public engine::Proposer {
       engine::Candidate c;
       c.trace_text = p.text;
       c.trace_hash = p.hash;
-      c.features = {{"space", kRlSpaceVersion}, {"steps", p.trace.steps.size()}, {"model_s", p.model_s},
+      c.features = {{"space", kRlSpaceVersion},
+                    {"steps", p.trace.steps.size()},
+                    {"model_s", p.model_s},
                     {"policy", policy_name_}};
       c.tag = next_tag_++;
       pending_.emplace(c.tag, std::move(p));
@@ -252,8 +257,7 @@ std::unique_ptr<Proposer> make_rl_proposer(const Op& op, const Target& target, i
     } catch (const Error&) {
     }
   }
-  return std::make_unique<RlProposer>(op, std::move(agent), policy.empty() ? "untrained" : policy, eo,
-                                      std::move(pool));
+  return std::make_unique<RlProposer>(op, std::move(agent), policy.empty() ? "untrained" : policy, eo, std::move(pool));
 }
 
 }  // namespace engine

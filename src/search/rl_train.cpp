@@ -43,9 +43,8 @@ TrainResult train(Agent& agent, const std::vector<Op>& ops, const TrainOptions& 
 
   for (int ep = 0; ep < o.episodes; ++ep) {
     if (o.time_limit_s > 0 && since(t0) >= o.time_limit_s) break;
-    const double eps = ep >= decay_episodes
-                           ? o.epsilon_end
-                           : o.epsilon_start + (o.epsilon_end - o.epsilon_start) * ep / decay_episodes;
+    const double eps = ep >= decay_episodes ? o.epsilon_end
+                                            : o.epsilon_start + (o.epsilon_end - o.epsilon_start) * ep / decay_episodes;
     Env& env = envs[std::uniform_int_distribution<std::size_t>(0, envs.size() - 1)(rng)];
     env.reset();
     while (!env.done()) {

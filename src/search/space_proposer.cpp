@@ -32,13 +32,12 @@ Config config_of(const Candidate& c) { return c.features.at("config").get<Config
 
 class SpaceProposer : public Proposer {
  public:
-  SpaceProposer(std::unique_ptr<Space> space, std::unique_ptr<Strategy> strategy, Database& db,
-                const TaskInfo& task, const std::string& target_name)
+  SpaceProposer(std::unique_ptr<Space> space, std::unique_ptr<Strategy> strategy, Database& db, const TaskInfo& task,
+                const std::string& target_name)
       : space_(std::move(space)), strategy_(std::move(strategy)), ctx_{&db, target_name} {
     history_ = load_history(db, task.id, *space_);
     for (auto& c : space_->seed_configs()) {
-      const bool tried =
-          std::any_of(history_.begin(), history_.end(), [&](const Trial& t) { return t.config == c; });
+      const bool tried = std::any_of(history_.begin(), history_.end(), [&](const Trial& t) { return t.config == c; });
       if (!tried && space_->admissible(c) && std::find(seeds_.begin(), seeds_.end(), c) == seeds_.end())
         seeds_.push_back(c);
     }
@@ -126,9 +125,8 @@ class SpaceProposer : public Proposer {
 
 }  // namespace
 
-std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space,
-                                              std::unique_ptr<Strategy> strategy, Database& db,
-                                              const TaskInfo& task, const std::string& target_name) {
+std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space, std::unique_ptr<Strategy> strategy,
+                                              Database& db, const TaskInfo& task, const std::string& target_name) {
   return std::make_unique<SpaceProposer>(std::move(space), std::move(strategy), db, task, target_name);
 }
 

@@ -12,10 +12,10 @@
 #include <thread>
 
 #include "codegen/codegen_vta.hpp"
-#include "ir/error.hpp"
 #include "hw/target.hpp"
-#include "search/tuner.hpp"
+#include "ir/error.hpp"
 #include "search/engine.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 
@@ -41,7 +41,8 @@ std::unique_ptr<Space> choose_cpu_space(const Op& op, const Target& target, cons
   mo.threads = threads;
   mo.vectors = vectors;
   auto s = make_mapping_space(op, target, mo);
-  if (mo.with_nest && s->knobs().front().choices.size() == 1) return make_cpu_space(op, threads, vectors);  // nothing mapped
+  if (mo.with_nest && s->knobs().front().choices.size() == 1)
+    return make_cpu_space(op, threads, vectors);  // nothing mapped
   return s;
 }
 
@@ -63,7 +64,8 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   if (vta && o.strategy == "rl")
     throw Error("strategy rl tunes loop-nest schedules; VTA targets use knobs (try evolutionary)");
   if (vta && (o.mappings == "on" || o.mappings == "only"))
-    throw Error("--mappings " + o.mappings + ": on VTA the op is mapped onto the GEMM core by the VTA knobs themselves");
+    throw Error("--mappings " + o.mappings +
+                ": on VTA the op is mapped onto the GEMM core by the VTA knobs themselves");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : cores;
 

@@ -16,10 +16,10 @@
 
 #include "codegen/codegen_cpu.hpp"
 #include "db/db.hpp"
+#include "hw/target.hpp"
 #include "ir/measure.hpp"
 #include "ir/op.hpp"
 #include "schedule/schedule.hpp"
-#include "hw/target.hpp"
 #include "schedule/transform.hpp"
 
 namespace attune {
@@ -154,8 +154,7 @@ class Strategy {
   // reads the hidden features of the rest and measures only those select() returns (indices
   // into `compiled`, at most n).
   virtual int proposal_factor(const Space& space) const { return 1; }
-  virtual std::vector<std::size_t> select(const Space& space, const std::vector<CompiledCandidate>& compiled,
-                                          int n) {
+  virtual std::vector<std::size_t> select(const Space& space, const std::vector<CompiledCandidate>& compiled, int n) {
     std::vector<std::size_t> all;
     for (std::size_t i = 0; i < compiled.size() && static_cast<int>(i) < n; ++i) all.push_back(i);
     return all;
@@ -181,26 +180,26 @@ std::vector<std::string> strategy_names();
 // ---- the tuning loop -------------------------------------------------------------------------
 
 struct TuneProgress {
-  int trials = 0;       // attempts recorded for this task so far (including earlier runs)
-  int budget = 0;       // target number of trials (0 with a time budget only)
-  int valid = 0;        // ok attempts
+  int trials = 0;  // attempts recorded for this task so far (including earlier runs)
+  int budget = 0;  // target number of trials (0 with a time budget only)
+  int valid = 0;   // ok attempts
   double best_time_s = 0;
   double best_gflops = 0;
   double elapsed_s = 0;
-  double eta_s = -1;    // -1 when unknown
+  double eta_s = -1;  // -1 when unknown
 };
 
 struct TuneOptions {
   std::string target = "cpu";
-  int trials = 200;            // total attempts wanted for the task (earlier runs count)
-  double time_s = 0;           // stop after this many seconds (0: no limit)
+  int trials = 200;   // total attempts wanted for the task (earlier runs count)
+  double time_s = 0;  // stop after this many seconds (0: no limit)
   std::string strategy = "evolutionary";
   std::string db_path = "attune.db";
   std::uint64_t seed = 0;
-  int threads = 0;             // threads each candidate runs with (0: all cores)
-  int batch = 0;               // candidates per round (0: 2 x compile jobs)
+  int threads = 0;                                       // threads each candidate runs with (0: all cores)
+  int batch = 0;                                         // candidates per round (0: 2 x compile jobs)
   std::function<void(const TuneProgress&)> on_progress;  // after every recorded attempt
-  std::string policy;          // strategy "rl": a policy file (attune train-policy); empty: untrained
+  std::string policy;  // strategy "rl": a policy file (attune train-policy); empty: untrained
   // Search over mappings onto the target's intrinsics too (make_mapping_space): "auto" (on
   // for CPU targets with a runnable intrinsic and strategies random/evolutionary, off
   // otherwise), "on", "off" (loop-nest schedules only), "only" (mappings only).
@@ -226,15 +225,15 @@ struct ArmResult {
 
 struct TuneResult {
   std::int64_t task_id = 0;
-  int trials_before = 0;       // attempts found in the database at start (resumed)
-  int trials_run = 0;          // attempts made by this run
-  int trials_total = 0;        // attempts of the task at the end (other runs' at the same time included)
-  int measured = 0;            // of which built and run (not refused as invalid or duplicates)
-  int confirmations = 0;       // re-measurements of top traces by this run (TuneOptions::confirm_top)
-  int valid = 0;               // ok attempts of the task in total
+  int trials_before = 0;  // attempts found in the database at start (resumed)
+  int trials_run = 0;     // attempts made by this run
+  int trials_total = 0;   // attempts of the task at the end (other runs' at the same time included)
+  int measured = 0;       // of which built and run (not refused as invalid or duplicates)
+  int confirmations = 0;  // re-measurements of top traces by this run (TuneOptions::confirm_top)
+  int valid = 0;          // ok attempts of the task in total
   double elapsed_s = 0;
   double candidates_per_minute = 0;  // attempts made by this run per minute of wall time
-  std::optional<Record> best;  // best verified record of the task
+  std::optional<Record> best;        // best verified record of the task
   double best_gflops = 0;
   std::vector<ArmResult> arms;  // per arm when the mapping space was searched; empty otherwise
   // The signal (SIGINT, SIGTERM) that stopped the run inside an InterruptScope

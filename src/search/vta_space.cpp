@@ -18,7 +18,7 @@ class VtaSpace final : public Space {
   VtaSpace(const Op& op, const VtaConfig& cfg) : problem_(vta_problem_of(op)), cfg_(cfg) {
     for (auto& [name, choices] : vta_knob_choices(problem_, cfg)) {
       std::string help = name.starts_with("tile_") ? "inner factor of the " + name.substr(5) + " split"
-                                                    : "virtual threads (latency hiding)";
+                                                   : "virtual threads (latency hiding)";
       knobs_.push_back({name, choices, help});
     }
   }
@@ -58,12 +58,13 @@ class VtaSpace final : public Space {
     const double th = static_cast<double>(k.tile_h), tw = static_cast<double>(k.tile_w);
     const double in_h = (th - 1) * static_cast<double>(p.stride) + static_cast<double>(p.r);
     const double in_w = (tw - 1) * static_cast<double>(p.stride) + static_cast<double>(p.s);
-    for (double v : {static_cast<double>(p.n), static_cast<double>(p.c), static_cast<double>(p.h),
-                     static_cast<double>(p.w), static_cast<double>(p.k), static_cast<double>(p.r),
-                     static_cast<double>(p.s), static_cast<double>(p.stride), static_cast<double>(p.pad),
-                     static_cast<double>(p.oh), static_cast<double>(p.ow)})
+    for (double v :
+         {static_cast<double>(p.n), static_cast<double>(p.c), static_cast<double>(p.h), static_cast<double>(p.w),
+          static_cast<double>(p.k), static_cast<double>(p.r), static_cast<double>(p.s), static_cast<double>(p.stride),
+          static_cast<double>(p.pad), static_cast<double>(p.oh), static_cast<double>(p.ow)})
       f.push_back(static_cast<float>(v));
-    const double tiles_h = std::ceil(static_cast<double>(p.oh) / th), tiles_w = std::ceil(static_cast<double>(p.ow) / tw);
+    const double tiles_h = std::ceil(static_cast<double>(p.oh) / th),
+                 tiles_w = std::ceil(static_cast<double>(p.ow) / tw);
     const double tiles_ci = cb / static_cast<double>(k.tile_ci), tiles_co = kb / static_cast<double>(k.tile_co);
     const double tiles_b = nb / static_cast<double>(k.tile_b);
     // Virtual threads split the outer tile loops of h and co: each thread keeps its own tiles
@@ -72,9 +73,9 @@ class VtaSpace final : public Space {
     const double inp = static_cast<double>(k.tile_b) * in_h * in_w * static_cast<double>(k.tile_ci);
     const double wgt = static_cast<double>(k.tile_co) * static_cast<double>(k.tile_ci) * static_cast<double>(p.r * p.s);
     const double acc = static_cast<double>(k.tile_b) * th * tw * static_cast<double>(k.tile_co);
-    for (double v : {tiles_b, tiles_h, tiles_w, tiles_ci, tiles_co, tiles_b * tiles_h * tiles_w * tiles_co,
-                     inp, wgt, acc,                                              // entries per tile
-                     inp * ht, wgt * ot, acc * ht * ot,                          // ... times threads
+    for (double v : {tiles_b, tiles_h, tiles_w, tiles_ci, tiles_co, tiles_b * tiles_h * tiles_w * tiles_co, inp, wgt,
+                     acc,                                // entries per tile
+                     inp * ht, wgt * ot, acc * ht * ot,  // ... times threads
                      inp * ht * cfg_.inp_elem_bytes(), wgt * ot * cfg_.wgt_elem_bytes(),
                      acc * ht * ot * cfg_.acc_elem_bytes(),                      // bytes on chip
                      th * tw * static_cast<double>(k.tile_ci * p.r * p.s),       // GEMM micro-ops

@@ -44,8 +44,9 @@ class XgbSearch final : public Strategy {
       std::sort(ok.begin(), ok.end(), [](const Trial* a, const Trial* b) { return a->time_s < b->time_s; });
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < 16; ++i) starts.push_back(ok[i]->config);
-      out = anneal(space, [&](const std::vector<Config>& c) { return model.predict(inputs_.visible_rows(space, c)); },
-                   n, seen, starts, rng, anneal_options_for(space));
+      out = anneal(
+          space, [&](const std::vector<Config>& c) { return model.predict(inputs_.visible_rows(space, c)); }, n, seen,
+          starts, rng, anneal_options_for(space));
       std::uniform_real_distribution<double> u(0, 1);
       for (auto& c : out)
         if (u(rng) < kEpsilon) c = space.random_config(rng);

@@ -90,8 +90,7 @@ Check check_dma(const VtaInsn& in, const VtaConfig& cfg, std::size_t dram_bytes)
   if (entries > 0 && in.sram_base + entries > buf.depth) {
     std::ostringstream os;
     os << vta_opcode_name(in.opcode) << " " << vta_mem_name(in.mem) << " overflows the " << buf.name
-       << " buffer: entries [" << in.sram_base << ", " << in.sram_base + entries << ") but it holds "
-       << buf.depth;
+       << " buffer: entries [" << in.sram_base << ", " << in.sram_base + entries << ") but it holds " << buf.depth;
     return fault(in.mem == VtaMemType::uop ? VtaErrorKind::uop_overflow : VtaErrorKind::buffer_overflow, os.str());
   }
   if (entries == 0) return std::nullopt;
@@ -101,8 +100,8 @@ Check check_dma(const VtaInsn& in, const VtaConfig& cfg, std::size_t dram_bytes)
       (std::uint64_t(in.dram_base) + std::uint64_t(in.y_size - 1) * in.x_stride + in.x_size) * buf.elem_bytes;
   if (end > dram_bytes) {
     std::ostringstream os;
-    os << vta_opcode_name(in.opcode) << " " << vta_mem_name(in.mem) << (load ? " reads" : " writes")
-       << " DRAM bytes [" << first << ", " << end << ") outside the DRAM region of " << dram_bytes << " bytes";
+    os << vta_opcode_name(in.opcode) << " " << vta_mem_name(in.mem) << (load ? " reads" : " writes") << " DRAM bytes ["
+       << first << ", " << end << ") outside the DRAM region of " << dram_bytes << " bytes";
     return fault(VtaErrorKind::dram_out_of_range, os.str());
   }
   return std::nullopt;
@@ -113,8 +112,8 @@ Check check_loop(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::u
   const char* op = gemm ? "GEMM" : "ALU";
   if (in.uop_end > uop_buf.size()) {
     std::ostringstream os;
-    os << op << " micro-op kernel [" << in.uop_bgn << ", " << in.uop_end
-       << ") exceeds the micro-op buffer (" << uop_buf.size() << " entries)";
+    os << op << " micro-op kernel [" << in.uop_bgn << ", " << in.uop_end << ") exceeds the micro-op buffer ("
+       << uop_buf.size() << " entries)";
     return fault(VtaErrorKind::uop_overflow, os.str());
   }
   if (in.uop_bgn == in.uop_end || in.iter_out == 0 || in.iter_in == 0) return std::nullopt;
@@ -124,8 +123,8 @@ Check check_loop(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::u
   const BufferInfo src_buf = gemm ? buffer_of(VtaMemType::inp, cfg) : buffer_of(VtaMemType::acc, cfg);
   auto over = [&](std::uint32_t k, const char* what, std::uint64_t idx, const BufferInfo& b) {
     std::ostringstream os;
-    os << op << " micro-op " << k << " reaches " << what << " entry " << idx << " at iteration (" << yl
-       << ", " << xl << "), past the end of the " << b.name << " buffer (" << b.depth << " entries)";
+    os << op << " micro-op " << k << " reaches " << what << " entry " << idx << " at iteration (" << yl << ", " << xl
+       << "), past the end of the " << b.name << " buffer (" << b.depth << " entries)";
     return fault(VtaErrorKind::buffer_overflow, os.str());
   };
   for (std::uint32_t k = in.uop_bgn; k < in.uop_end; ++k) {
@@ -146,8 +145,7 @@ Check check_loop(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::u
   auto dst_of = [&](std::uint32_t k) { return std::uint64_t(decode_uop(uop_buf[k]).dst_idx); };
   auto hazard = [&](std::uint64_t entry, const std::string& where) {
     std::ostringstream os;
-    os << op << " writes accumulator entry " << entry << " in consecutive cycles (" << where
-       << "): pipeline hazard";
+    os << op << " writes accumulator entry " << entry << " in consecutive cycles (" << where << "): pipeline hazard";
     return fault(VtaErrorKind::acc_hazard, os.str());
   };
   for (std::uint32_t k = in.uop_bgn; k + 1 < in.uop_end; ++k)

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "ir/error.hpp"
-#include "ir/locations.hpp"
 #include "ir/json_limits.hpp"
+#include "ir/locations.hpp"
 
 namespace attune {
 
@@ -70,8 +70,7 @@ std::size_t shape_index(std::string_view key) {
   throw Error(os.str());
 }
 
-void check_range(std::string_view source, std::string_view field, std::int64_t v, std::int64_t lo,
-                 std::int64_t hi) {
+void check_range(std::string_view source, std::string_view field, std::int64_t v, std::int64_t lo, std::int64_t hi) {
   if (v >= lo && v <= hi) return;
   std::ostringstream os;
   os << "expected an integer in [" << lo << ", " << hi << "], got " << v;
@@ -103,13 +102,13 @@ VtaConfig default_vta_config() { return VtaConfig{}; }
 
 void validate_vta_config(const VtaConfig& c, std::string_view source) {
   for (const auto& f : kShape) check_range(source, f.key, c.*(f.member), f.lo, f.hi);
-  for (const auto& f : kTiming) check_range(source, std::string("timing.") + f.key, c.timing.*(f.member), f.lo, kTimingMax);
+  for (const auto& f : kTiming)
+    check_range(source, std::string("timing.") + f.key, c.timing.*(f.member), f.lo, kTimingMax);
   // Each buffer must hold at least one entry (one whole tile).
   auto need_entry = [&](const char* field, int log_size, std::uint32_t elem) {
     if ((std::uint64_t(1) << log_size) >= elem) return;
     std::ostringstream os;
-    os << "a buffer of " << (std::uint64_t(1) << log_size) << " bytes cannot hold one entry of " << elem
-       << " bytes";
+    os << "a buffer of " << (std::uint64_t(1) << log_size) << " bytes cannot hold one entry of " << elem << " bytes";
     fail(source, field, os.str());
   };
   need_entry("LOG_INP_BUFF_SIZE", c.log_inp_buff_size, c.inp_elem_bytes());

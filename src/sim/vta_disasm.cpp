@@ -24,9 +24,9 @@ void put_deps(std::ostream& os, const VtaDeps& d) {
 }
 
 void put_loop(std::ostream& os, const VtaInsn& in, bool gemm) {
-  os << " uop=[" << in.uop_bgn << "," << in.uop_end << ") iter=(" << in.iter_out << ","
-     << in.iter_in << ") dst=(" << in.dst_factor_out << "," << in.dst_factor_in << ") src=("
-     << in.src_factor_out << "," << in.src_factor_in << ")";
+  os << " uop=[" << in.uop_bgn << "," << in.uop_end << ") iter=(" << in.iter_out << "," << in.iter_in << ") dst=("
+     << in.dst_factor_out << "," << in.dst_factor_in << ") src=(" << in.src_factor_out << "," << in.src_factor_in
+     << ")";
   if (gemm) os << " wgt=(" << in.wgt_factor_out << "," << in.wgt_factor_in << ")";
 }
 
@@ -38,8 +38,8 @@ std::string disassemble(const VtaInsn& in) {
   switch (in.opcode) {
     case VtaOpcode::load:
     case VtaOpcode::store:
-      os << " " << vta_mem_name(in.mem) << " sram=" << in.sram_base << " dram=" << in.dram_base
-         << " y=" << in.y_size << " x=" << in.x_size << " stride=" << in.x_stride;
+      os << " " << vta_mem_name(in.mem) << " sram=" << in.sram_base << " dram=" << in.dram_base << " y=" << in.y_size
+         << " x=" << in.x_size << " stride=" << in.x_stride;
       if (in.y_pad_0 || in.y_pad_1 || in.x_pad_0 || in.x_pad_1)
         os << " pad=(" << in.y_pad_0 << "," << in.y_pad_1 << "," << in.x_pad_0 << "," << in.x_pad_1 << ")";
       break;
@@ -49,14 +49,14 @@ std::string disassemble(const VtaInsn& in) {
       break;
     case VtaOpcode::alu:
       os << " " << vta_alu_name(in.alu_op);
-      if (in.reset) os << " reset";
-      else if (in.use_imm) os << " imm=" << in.imm;
+      if (in.reset)
+        os << " reset";
+      else if (in.use_imm)
+        os << " imm=" << in.imm;
       put_loop(os, in, false);
       break;
-    case VtaOpcode::finish:
-      break;
-    default:
-      os << "(" << static_cast<unsigned>(in.opcode) << ")";
+    case VtaOpcode::finish: break;
+    default: os << "(" << static_cast<unsigned>(in.opcode) << ")";
   }
   put_deps(os, in.deps);
   return os.str();

@@ -2,8 +2,8 @@
 //
 // The GEMM tile kernel is the hot loop of functional mode: for the common BLOCK_IN values it
 // is instantiated with a compile-time trip count, which GCC/Clang turn into a vectorised
-// int16 dot product at -O2 (operands are held widened, see VtaSram). Accumulation wraps modulo 2^32 like the hardware's adders (done in
-// unsigned arithmetic: signed overflow would be undefined behaviour).
+// int16 dot product at -O2 (operands are held widened, see VtaSram). Accumulation wraps modulo 2^32 like the hardware's
+// adders (done in unsigned arithmetic: signed overflow would be undefined behaviour).
 #include "vta_exec.hpp"
 
 #include <algorithm>
@@ -24,8 +24,8 @@ inline std::int32_t wrap_add(std::int32_t a, std::int32_t b) {
 // Writes a LOAD's rows into a buffer of `Elem`s, `per_entry` elements per entry; `copy`
 // moves n entries from DRAM bytes. Padding entries are zero.
 template <class Elem, class Copy>
-void load_rows(const VtaInsn& in, std::size_t entry_bytes, std::size_t per_entry,
-               const std::uint8_t* dram, Elem* base, Copy copy) {
+void load_rows(const VtaInsn& in, std::size_t entry_bytes, std::size_t per_entry, const std::uint8_t* dram, Elem* base,
+               Copy copy) {
   const std::size_t width = std::size_t(in.x_pad_0) + in.x_size + in.x_pad_1;
   const std::size_t rows = std::size_t(in.y_pad_0) + in.y_size + in.y_pad_1;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -43,8 +43,8 @@ void load_rows(const VtaInsn& in, std::size_t entry_bytes, std::size_t per_entry
 
 // acc[b][o] += dot(inp[b][:], wgt[o][:]) for one BATCH x BLOCK_IN x BLOCK_OUT step.
 template <std::uint32_t BI>
-void gemm_tile_fixed(std::int32_t* acc, const std::int16_t* inp, const std::int16_t* wgt,
-                     std::uint32_t batch, std::uint32_t block_out) {
+void gemm_tile_fixed(std::int32_t* acc, const std::int16_t* inp, const std::int16_t* wgt, std::uint32_t batch,
+                     std::uint32_t block_out) {
   for (std::uint32_t b = 0; b < batch; ++b) {
     const std::int16_t* a = inp + b * BI;
     std::int32_t* c = acc + b * block_out;
@@ -57,8 +57,8 @@ void gemm_tile_fixed(std::int32_t* acc, const std::int16_t* inp, const std::int1
   }
 }
 
-void gemm_tile_any(std::int32_t* acc, const std::int16_t* inp, const std::int16_t* wgt,
-                   std::uint32_t batch, std::uint32_t block_out, std::uint32_t block_in) {
+void gemm_tile_any(std::int32_t* acc, const std::int16_t* inp, const std::int16_t* wgt, std::uint32_t batch,
+                   std::uint32_t block_out, std::uint32_t block_in) {
   for (std::uint32_t b = 0; b < batch; ++b) {
     for (std::uint32_t o = 0; o < block_out; ++o) {
       std::int32_t s = 0;
@@ -92,8 +92,8 @@ void gemm_loop_fixed(const VtaInsn& in, const VtaConfig& c, VtaSram& s) {
   const std::int16_t* inp = s.inp.data();
   const std::int16_t* wgt = s.wgt.data();
   for_each_iteration(in, s, [&](std::uint32_t d, std::uint32_t i, std::uint32_t w) {
-    gemm_tile_fixed<BI>(acc + std::size_t(d) * acc_n, inp + std::size_t(i) * batch * BI,
-                        wgt + std::size_t(w) * bo * BI, batch, bo);
+    gemm_tile_fixed<BI>(acc + std::size_t(d) * acc_n, inp + std::size_t(i) * batch * BI, wgt + std::size_t(w) * bo * BI,
+                        batch, bo);
   });
 }
 
@@ -128,8 +128,7 @@ void reset_loop(const VtaInsn& in, const VtaConfig& c, VtaSram& s) {
 
 }  // namespace
 
-void exec_load(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::uint8_t> dram,
-               VtaSram& sram, bool data) {
+void exec_load(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::uint8_t> dram, VtaSram& sram, bool data) {
   if (in.x_size == 0 || in.y_size == 0) return;
   if (!data && in.mem != VtaMemType::uop) return;
   auto raw = [](std::size_t entry_bytes) {
@@ -142,16 +141,15 @@ void exec_load(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::uin
   };
   const std::uint8_t* d = dram.data();
   switch (in.mem) {
-    case VtaMemType::uop:
-      return load_rows(in, cfg.uop_elem_bytes(), 1, d, sram.uop.data(), raw(cfg.uop_elem_bytes()));
+    case VtaMemType::uop: return load_rows(in, cfg.uop_elem_bytes(), 1, d, sram.uop.data(), raw(cfg.uop_elem_bytes()));
     case VtaMemType::acc:
-      return load_rows(in, cfg.acc_elem_bytes(), cfg.acc_elem_bytes() / 4, d, sram.acc.data(), raw(cfg.acc_elem_bytes()));
+      return load_rows(in, cfg.acc_elem_bytes(), cfg.acc_elem_bytes() / 4, d, sram.acc.data(),
+                       raw(cfg.acc_elem_bytes()));
     case VtaMemType::inp:
       return load_rows(in, cfg.inp_elem_bytes(), cfg.inp_elem_bytes(), d, sram.inp.data(), widen(cfg.inp_elem_bytes()));
     case VtaMemType::wgt:
       return load_rows(in, cfg.wgt_elem_bytes(), cfg.wgt_elem_bytes(), d, sram.wgt.data(), widen(cfg.wgt_elem_bytes()));
-    case VtaMemType::out:
-      return;  // refused by check_static
+    case VtaMemType::out: return;  // refused by check_static
   }
 }
 

@@ -11,8 +11,7 @@
 namespace attune::vta_detail {
 
 // LOAD of any memory type. With data == false (timing mode) only micro-op loads move bytes.
-void exec_load(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::uint8_t> dram,
-               VtaSram& sram, bool data);
+void exec_load(const VtaInsn& in, const VtaConfig& cfg, std::span<const std::uint8_t> dram, VtaSram& sram, bool data);
 // STORE: accumulator entries truncated to int8 (the out buffer), written to DRAM.
 void exec_store(const VtaInsn& in, const VtaConfig& cfg, std::span<std::uint8_t> dram, const VtaSram& sram);
 void exec_gemm(const VtaInsn& in, const VtaConfig& cfg, VtaSram& sram);

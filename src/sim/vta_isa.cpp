@@ -31,8 +31,7 @@ class Packer {
     const std::int64_t lo = -(std::int64_t(1) << (width - 1)), hi = -lo - 1;
     if (!err_ && (v < lo || v > hi)) {
       std::ostringstream os;
-      os << name << "=" << v << " is outside the signed " << width << "-bit range [" << lo
-         << ", " << hi << "]";
+      os << name << "=" << v << " is outside the signed " << width << "-bit range [" << lo << ", " << hi << "]";
       err_ = os.str();
     }
     place(static_cast<std::uint64_t>(v) & mask(width), width);
@@ -161,7 +160,8 @@ VtaInsn decode_insn(const VtaInsnWords& words) {
   Unpacker u(words);
   VtaInsn in;
   const auto op = u.get(kOpcodeBits);
-  if (op >= kVtaNumOpcodes) throw Error("cannot decode instruction: opcode " + std::to_string(op) + " is not a VTA opcode");
+  if (op >= kVtaNumOpcodes)
+    throw Error("cannot decode instruction: opcode " + std::to_string(op) + " is not a VTA opcode");
   in.opcode = static_cast<VtaOpcode>(op);
   in.deps.pop_prev = u.get(1);
   in.deps.pop_next = u.get(1);

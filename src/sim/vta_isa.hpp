@@ -106,8 +106,8 @@ std::uint32_t encode_uop(const VtaUop& uop);
 VtaInsn decode_insn(const VtaInsnWords& words);
 VtaUop decode_uop(std::uint32_t word);
 
-std::string_view vta_opcode_name(VtaOpcode op);   // "LOAD", ...; "?" when unknown
-std::string_view vta_mem_name(VtaMemType m);      // "uop", "wgt", "inp", "acc", "out"
-std::string_view vta_alu_name(VtaAluOp op);       // "min", "max", "add", "shr", "mul"
+std::string_view vta_opcode_name(VtaOpcode op);  // "LOAD", ...; "?" when unknown
+std::string_view vta_mem_name(VtaMemType m);     // "uop", "wgt", "inp", "acc", "out"
+std::string_view vta_alu_name(VtaAluOp op);      // "min", "max", "add", "shr", "mul"
 
 }  // namespace attune

@@ -96,8 +96,8 @@ std::size_t VtaDram::alloc(std::size_t size_bytes, std::size_t align) {
   const std::size_t at = (top_ + align - 1) & ~(align - 1);
   if (at > bytes_.size() || size_bytes > bytes_.size() - at) {
     std::ostringstream os;
-    os << "VtaDram::alloc: " << size_bytes << " bytes do not fit the DRAM region (" << bytes_.size()
-       << " bytes, " << top_ << " used)";
+    os << "VtaDram::alloc: " << size_bytes << " bytes do not fit the DRAM region (" << bytes_.size() << " bytes, "
+       << top_ << " used)";
     throw Error(os.str());
   }
   top_ = at + size_bytes;
@@ -112,9 +112,8 @@ std::size_t VtaDram::put_uops(std::span<const VtaUop> uops) {
 
 void write_uops(std::span<std::uint8_t> dram, std::size_t byte_offset, std::span<const VtaUop> uops) {
   if (byte_offset > dram.size() || uops.size() * 4 > dram.size() - byte_offset)
-    throw Error("write_uops: " + std::to_string(uops.size()) + " micro-ops at byte " +
-                std::to_string(byte_offset) + " run past the DRAM region of " +
-                std::to_string(dram.size()) + " bytes");
+    throw Error("write_uops: " + std::to_string(uops.size()) + " micro-ops at byte " + std::to_string(byte_offset) +
+                " run past the DRAM region of " + std::to_string(dram.size()) + " bytes");
   for (std::size_t i = 0; i < uops.size(); ++i) {
     // Little-endian words, as the simulator reads them back.
     const std::uint32_t w = encode_uop(uops[i]);

@@ -68,8 +68,7 @@ std::string describe(std::size_t idx, const VtaInsn& in) {
 
 class Machine {
  public:
-  Machine(const VtaProgram& prog, std::span<std::uint8_t> dram, const VtaConfig& cfg, VtaMode mode,
-          VtaResult& r)
+  Machine(const VtaProgram& prog, std::span<std::uint8_t> dram, const VtaConfig& cfg, VtaMode mode, VtaResult& r)
       : prog_(prog), dram_(dram), cfg_(cfg), data_(mode == VtaMode::functional), r_(r), sram_(cfg, data_) {}
 
   void run() {
@@ -109,8 +108,10 @@ class Machine {
       std::uint64_t start = clock_[m];
       for (Queue q : p.pop) {
         if (q == none) continue;
-        if (tokens_[q].empty()) ready = false;
-        else start = std::max(start, tokens_[q].front());
+        if (tokens_[q].empty())
+          ready = false;
+        else
+          start = std::max(start, tokens_[q].front());
       }
       if (ready && start < best_start) {
         best = m;
@@ -164,8 +165,10 @@ class Machine {
       case VtaOpcode::store: {
         if (Check c = vta_detail::check_dma(in, cfg_, dram_.size())) return fail(std::int64_t(idx), *c);
         end = vta_detail::dma_end(in, cfg_, start, channel_);
-        if (in.opcode == VtaOpcode::load) vta_detail::exec_load(in, cfg_, dram_, sram_, data_);
-        else if (data_) vta_detail::exec_store(in, cfg_, dram_, sram_);
+        if (in.opcode == VtaOpcode::load)
+          vta_detail::exec_load(in, cfg_, dram_, sram_, data_);
+        else if (data_)
+          vta_detail::exec_store(in, cfg_, dram_, sram_);
         r_.dma_bytes[static_cast<int>(in.mem)] += vta_detail::dma_bytes(in, cfg_);
         if (in.mem == VtaMemType::uop) r_.uops_loaded += std::uint64_t(in.y_size) * in.x_size;
         break;
@@ -185,9 +188,7 @@ class Machine {
         }
         break;
       }
-      case VtaOpcode::finish:
-        end = start + vta_detail::compute_cycles(in, cfg_);
-        break;
+      case VtaOpcode::finish: end = start + vta_detail::compute_cycles(in, cfg_); break;
     }
     r_.insn_count[static_cast<int>(in.opcode)] += 1;
     busy(m) += end - start;

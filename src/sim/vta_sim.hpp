@@ -50,7 +50,7 @@ std::string_view vta_error_kind_name(VtaErrorKind k);
 struct VtaResult {
   Status status = Status::ok;  // ok or runtime_error
   VtaErrorKind error_kind = VtaErrorKind::none;
-  std::string error;          // empty when ok; names the instruction and the fault
+  std::string error;             // empty when ok; names the instruction and the fault
   std::int64_t error_insn = -1;  // index of the faulting instruction, -1 when none
 
   // Cycles until every module drained (up to the fault when not ok).
@@ -60,10 +60,10 @@ struct VtaResult {
   std::uint64_t store_busy_cycles = 0;
 
   std::array<std::uint64_t, kVtaNumOpcodes> insn_count{};  // executed, indexed by VtaOpcode
-  std::uint64_t uops_loaded = 0;    // micro-ops brought on chip by LOAD uop
-  std::uint64_t gemm_uop_iters = 0; // micro-op iterations run by GEMM (reset ones included)
-  std::uint64_t alu_uop_iters = 0;  // micro-op iterations run by ALU
-  std::uint64_t macs = 0;           // int8 multiply-accumulates (non-reset GEMM)
+  std::uint64_t uops_loaded = 0;                           // micro-ops brought on chip by LOAD uop
+  std::uint64_t gemm_uop_iters = 0;                        // micro-op iterations run by GEMM (reset ones included)
+  std::uint64_t alu_uop_iters = 0;                         // micro-op iterations run by ALU
+  std::uint64_t macs = 0;                                  // int8 multiply-accumulates (non-reset GEMM)
   std::array<std::uint64_t, kVtaNumMemTypes> dma_bytes{};  // DRAM bytes, indexed by VtaMemType
 
   bool ok() const { return status == Status::ok; }

@@ -41,8 +41,7 @@ struct VtaSram {
 
 // Which module executes an instruction (VTA's fetch stage routes by opcode and memory type).
 inline Module module_of(const VtaInsn& in) {
-  if (in.opcode == VtaOpcode::load && (in.mem == VtaMemType::inp || in.mem == VtaMemType::wgt))
-    return Module::load;
+  if (in.opcode == VtaOpcode::load && (in.mem == VtaMemType::inp || in.mem == VtaMemType::wgt)) return Module::load;
   if (in.opcode == VtaOpcode::store) return Module::store;
   return Module::compute;
 }

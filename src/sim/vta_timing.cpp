@@ -29,8 +29,8 @@ std::uint64_t dma_end(const VtaInsn& in, const VtaConfig& cfg, std::uint64_t sta
   const std::uint64_t issued = start + t.insn_issue_cycles;
   const std::uint64_t bytes = dma_bytes(in, cfg);
   if (bytes == 0) return issued;  // VTA skips an empty transfer, padding included
-  const std::uint64_t entries = (std::uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1) *
-                                (std::uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1);
+  const std::uint64_t entries =
+      (std::uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1) * (std::uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1);
   const std::uint64_t pad_entries = entries - std::uint64_t(in.y_size) * in.x_size;
   // One burst per row; the data phase holds the channel, the latency overlaps what follows.
   const std::uint64_t begin = std::max(issued, ch.free_at);
@@ -49,12 +49,9 @@ std::uint64_t compute_cycles(const VtaInsn& in, const VtaConfig& cfg) {
   const VtaTiming& t = cfg.timing;
   const std::uint64_t iters = loop_iters(in);
   switch (in.opcode) {
-    case VtaOpcode::gemm:
-      return t.insn_issue_cycles + (iters ? t.gemm_pipeline_cycles + iters * t.gemm_ii : 0);
-    case VtaOpcode::alu:
-      return t.insn_issue_cycles + (iters ? t.alu_pipeline_cycles + iters * t.alu_ii : 0);
-    default:
-      return t.insn_issue_cycles;
+    case VtaOpcode::gemm: return t.insn_issue_cycles + (iters ? t.gemm_pipeline_cycles + iters * t.gemm_ii : 0);
+    case VtaOpcode::alu: return t.insn_issue_cycles + (iters ? t.alu_pipeline_cycles + iters * t.alu_ii : 0);
+    default: return t.insn_issue_cycles;
   }
 }
 

@@ -62,12 +62,12 @@ TEST(Session, BadInputIsAnErrorThatSaysWhat) {
   EXPECT_NE(error_of([&] { s.load("gemm:M=4,N=4,K=4"); }).find("no verified kernel"), std::string::npos);
   // An op whose tensors would not fit the memory limit is refused before anything is allocated
   // or recorded (4 MiB here; the op needs ~3 x 2 x 4 MiB + 5 x 4 MiB).
-  EXPECT_NE(error_of([&] { s.tune("gemm:M=1024,N=1024,K=1024", {.trials = 1, .max_memory = 4 << 20}); })
-                .find("more than the limit of 4.0 MiB"),
+  EXPECT_NE(error_of([&] {
+              s.tune("gemm:M=1024,N=1024,K=1024", {.trials = 1, .max_memory = 4 << 20});
+            }).find("more than the limit of 4.0 MiB"),
             std::string::npos);
   EXPECT_FALSE(s.best("gemm:M=1024,N=1024,K=1024"));
-  EXPECT_NE(error_of([&] { Session("vta", db).load("gemm:M=4,N=4,K=4"); }).find("only cpu targets"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { Session("vta", db).load("gemm:M=4,N=4,K=4"); }).find("only cpu targets"), std::string::npos);
 }
 
 }  // namespace

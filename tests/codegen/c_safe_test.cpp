@@ -8,16 +8,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "c_source_reader.hpp"
 #include "codegen/c_safe.hpp"
 #include "codegen/codegen.hpp"
 #include "codegen/codegen_cpu.hpp"
 #include "codegen/codegen_cpu_tensorize.hpp"
 #include "codegen/codegen_cuda.hpp"
-#include "ir/error.hpp"
 #include "codegen/gpu_bundle.hpp"
+#include "ir/error.hpp"
 #include "schedule/tensorize.hpp"
 #include "schedule/transform.hpp"
-#include "c_source_reader.hpp"
 #include "tool_util.hpp"
 
 namespace attune {
@@ -27,9 +27,9 @@ const std::vector<std::string>& hostile_labels() {
   static const std::vector<std::string> labels = {
       "*/ int x; evil(); /*",
       "a\nevil();\n/*",
-      "x \\\nevil();",         // a line splice
-      "x ?\?/\nevil();",        // the same with a trigraph
-      "*?\?/\n/ evil(); /*",   // a star, then a spliced slash
+      "x \\\nevil();",        // a line splice
+      "x ?\?/\nevil();",      // the same with a trigraph
+      "*?\?/\n/ evil(); /*",  // a star, then a spliced slash
       std::string("nul\0*/ evil(); /*", 17),
       "\xce\xbb */ evil(); // \x7f",
       "\"); evil(); (\"",
@@ -72,7 +72,8 @@ TEST(CSafe, RecordedTraceIsReserialisedNotPasted) {
       R"({"schema_version": 1, "x": "*/ evil(); /*", "steps": [{"kind": "parallel", "loop": "m", "y": "*/ evil(); /*"}]})";
   const std::string src = lower(schedule_from_string(trace), gemm(), cpu).artifact.source;
   EXPECT_EQ(src.find("evil"), std::string::npos) << src;
-  EXPECT_NE(src.find(R"( * trace: {"schema_version":1,"steps":[{"kind":"parallel","loop":"m"}]})"), std::string::npos) << src;
+  EXPECT_NE(src.find(R"( * trace: {"schema_version":1,"steps":[{"kind":"parallel","loop":"m"}]})"), std::string::npos)
+      << src;
   // A tensorize step keeps its own keys only.
   const Intrinsic& intr = cpu.intrinsics.at(0);
   nlohmann::json step = to_json(plan_tensorize(gemm(), intr).step());
@@ -130,11 +131,11 @@ TEST(CSafe, StringLiteralsHoldExactlyTheText) {
   std::string all;
   for (const auto& s : hostile_labels()) all += s + "|";
   all += std::string("\x01\xff?\?=?\?(7\"\\0", 12);
-  test::write_text(dir / "p.c", "#include <stdio.h>\nint main(void) { static const char s[] = " + c_string_literal(all) +
-                                    "; fwrite(s, 1, sizeof s - 1, stdout); return 0; }\n");
+  test::write_text(dir / "p.c", "#include <stdio.h>\nint main(void) { static const char s[] = " +
+                                    c_string_literal(all) + "; fwrite(s, 1, sizeof s - 1, stdout); return 0; }\n");
   int rc = 0;
-  const std::string log = test::run_command(cc + " -std=c11 -trigraphs -Wall -Werror -o " + (dir / "p").string() + " " +
-                                                (dir / "p.c").string(), rc);
+  const std::string log = test::run_command(
+      cc + " -std=c11 -trigraphs -Wall -Werror -o " + (dir / "p").string() + " " + (dir / "p.c").string(), rc);
   ASSERT_EQ(rc, 0) << log;
   const std::string got = test::run_command((dir / "p").string(), rc);
   EXPECT_EQ(rc, 0);
@@ -155,8 +156,8 @@ TEST(CSafe, AHostileLabelCompilesToTheSameObjectAsABenignOne) {
     std::filesystem::create_directories(dir / sub);
     test::write_text(dir / sub / "k.c", a.source);  // the same file name: it is in the object
     int rc = 0;
-    const std::string log =
-        test::run_command("cd " + (dir / sub).string() + " && " + cc + " -c -O2 -std=gnu11 -fopenmp -trigraphs k.c -o k.o", rc);
+    const std::string log = test::run_command(
+        "cd " + (dir / sub).string() + " && " + cc + " -c -O2 -std=gnu11 -fopenmp -trigraphs k.c -o k.o", rc);
     EXPECT_EQ(rc, 0) << log << a.source;
     std::ifstream in(dir / sub / "k.o", std::ios::binary);
     std::ostringstream os;

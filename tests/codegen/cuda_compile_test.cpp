@@ -61,8 +61,8 @@ TEST(CudaCodegen, EveryTensorCoreIntrinsicCompilesForGemmAndConv2d) {
   const auto dir = test::fresh_dir("cuda");
   test::write_text(dir / "all.cu", all);
   int rc = 0;
-  const std::string cmd = nvcc + " -arch=sm_90 -std=c++17 -O3 -c " + (dir / "all.cu").string() + " -o " +
-                          (dir / "all.o").string();
+  const std::string cmd =
+      nvcc + " -arch=sm_90 -std=c++17 -O3 -c " + (dir / "all.cu").string() + " -o " + (dir / "all.o").string();
   const std::string out = test::run_command(cmd, rc);
   EXPECT_EQ(rc, 0) << cmd << "\n" << out.substr(0, 6000);
   std::printf("compiled %d kernels with nvcc -arch=sm_90\n", n);
@@ -85,8 +85,8 @@ TEST(CudaCodegen, BundleHarnessesCompileAndLink) {
                                                    plan_tensorize(gemm8, h200().intrinsic("wmma_16x16x16_s8s32"))});
   ASSERT_EQ(ids.size(), 3u);
   EXPECT_TRUE(std::filesystem::exists(dir / "kernels.txt"));
-  const bool cudnn = std::filesystem::exists("/usr/include/cudnn.h") ||
-                     std::filesystem::exists("/usr/local/cuda/include/cudnn.h");
+  const bool cudnn =
+      std::filesystem::exists("/usr/include/cudnn.h") || std::filesystem::exists("/usr/local/cuda/include/cudnn.h");
   for (const auto& id : ids) {
     const std::string cmd = nvcc + " -arch=sm_90 -std=c++17 -O2 " + (cudnn ? "-DATTUNE_HAVE_CUDNN " : "") +
                             (dir / (id + "_check.cu")).string() + " -o " + (dir / id).string() + " -lcublas" +

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/error.hpp"
 #include "codegen/gpu_bundle.hpp"
+#include "ir/error.hpp"
 #include "schedule/tensorize.hpp"
 #include "tool_util.hpp"
 

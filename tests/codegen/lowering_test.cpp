@@ -57,7 +57,8 @@ TEST(MarkVectorLoops, ContiguousLoopOfWholeVectorsBecomesVectorCode) {
   EXPECT_TRUE(v[0]->lowering.vector_code);
   // 16 lanes: still whole vectors; 12 columns at 8 lanes: not.
   EXPECT_TRUE(loops_named(mark_vector_loops(micro_kernel(false), 16), "n.1")[0]->lowering.vector_code);
-  const LoopNest odd = mark_vector_loops(scheduled("gemm:M=4,N=12,K=3", {Transform::reorder({"k", "n"}), Transform::vectorize("n")}), 8);
+  const LoopNest odd =
+      mark_vector_loops(scheduled("gemm:M=4,N=12,K=3", {Transform::reorder({"k", "n"}), Transform::vectorize("n")}), 8);
   EXPECT_FALSE(loops_named(odd, "n")[0]->lowering.vector_code);
   EXPECT_NE(lower_cpu(odd).source.find("#pragma omp simd"), std::string::npos);
 }
@@ -88,16 +89,16 @@ TEST(PromoteRegisters, ARegisterTileWithinTheBudgetLivesInRegisters) {
 
 TEST(PromoteRegisters, ABufferIndexedByARolledLoopStaysInMemory) {
   // m.1 rolled: the tile's row index is not a constant.
-  const LoopNest n = scheduled("gemm:M=100,N=64,K=32",
-                               {Transform::split("m", {17, 6}), Transform::split("n", {4, 16}),
-                                Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}),
-                                Transform::cache_write("C", "n.0"), Transform::vectorize("n.1")});
+  const LoopNest n =
+      scheduled("gemm:M=100,N=64,K=32", {Transform::split("m", {17, 6}), Transform::split("n", {4, 16}),
+                                         Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}),
+                                         Transform::cache_write("C", "n.0"), Transform::vectorize("n.1")});
   EXPECT_FALSE(only_local(lower_cpu_nest(n, {})).in_registers);
 }
 
 TEST(StepPhases, TheTapsOfAStridedTransposedConvolutionStepByTheStride) {
-  const LoopNest n =
-      step_phases(initial_nest(op_from_cli("conv2d_transpose:N=1,H=8,W=8,C=16,K=16,R=4,S=4,stride=2,pad=1,layout=NHWC")));
+  const LoopNest n = step_phases(
+      initial_nest(op_from_cli("conv2d_transpose:N=1,H=8,W=8,C=16,K=16,R=4,S=4,stride=2,pad=1,layout=NHWC")));
   for (const char* taps : {"r", "s"}) {
     const auto l = loops_named(n, taps);
     ASSERT_EQ(l.size(), 1u);
@@ -141,9 +142,9 @@ TEST(SplitTails, LoopsThatNeedNoChecksAreLeftWhole) {
 
 TEST(SplitTails, AnUnrolledLoopAboveARolledOneIsSplitPerCopy) {
   // q unrolled over a rolled loop: each copy is analysed at its constant (the halo differs).
-  const LoopNest n = lower_cpu_nest(scheduled("conv2d:N=1,H=6,W=6,C=8,K=8,R=3,S=3,stride=1,pad=1,groups=2,layout=NHWC",
-                                              {Transform::unroll("q")}),
-                                    {});
+  const LoopNest n = lower_cpu_nest(
+      scheduled("conv2d:N=1,H=6,W=6,C=8,K=8,R=3,S=3,stride=1,pad=1,groups=2,layout=NHWC", {Transform::unroll("q")}),
+      {});
   const auto copies = loops_named(n, "q");
   ASSERT_EQ(copies.size(), 6u);
   for (std::size_t i = 0; i < copies.size(); ++i) {

@@ -11,14 +11,14 @@
 #include <set>
 #include <thread>
 
-#include "attune/error.hpp"
 #include "db_test_util.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {
 
-using testing::ScratchDir;
 using testing::raw_sql;
+using testing::ScratchDir;
 using Outcome = Claim::Outcome;
 
 Record record_of(std::int64_t task_id, const std::string& trace_hash, std::int64_t trial) {

@@ -27,8 +27,7 @@ class ScratchDir {
   }
   ~ScratchDir() {
     std::error_code ec;
-    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(dir_, ec);
   }
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
@@ -73,8 +72,7 @@ inline Record random_record(std::mt19937_64& rng, std::int64_t task_id, std::int
   r.task_id = task_id;
   nlohmann::json trace = nlohmann::json::array();
   for (int i = 0, n = 1 + pick(4); i < n; ++i)
-    trace.push_back({{"split", {{"loop", "k" + std::to_string(pick(9))},
-                                {"factors", {1 + pick(16), 1 + pick(16)}}}}});
+    trace.push_back({{"split", {{"loop", "k" + std::to_string(pick(9))}, {"factors", {1 + pick(16), 1 + pick(16)}}}}});
   r.trace = trace.dump();
   r.trace_hash = content_hash(r.trace + std::to_string(rng()));
   r.status = static_cast<Status>(pick(6));
@@ -86,8 +84,7 @@ inline Record random_record(std::mt19937_64& rng, std::int64_t task_id, std::int
   nlohmann::json f = nlohmann::json::object();
   for (int i = 0, n = pick(5); i < n; ++i) f["f" + std::to_string(i)] = unit(rng) * 100;
   r.features = f;
-  r.hidden_features = pick(2) ? nlohmann::json(nullptr)
-                              : nlohmann::json{{"regs", pick(256)}, {"spills", pick(3)}};
+  r.hidden_features = pick(2) ? nlohmann::json(nullptr) : nlohmann::json{{"regs", pick(256)}, {"spills", pick(3)}};
   r.compiler = "gcc " + std::to_string(10 + pick(4)) + ".2.0";
   r.flags = {"-O3", "-march=native"};
   if (pick(2)) r.flags.push_back("-fopenmp");
@@ -106,8 +103,7 @@ inline void expect_same_record(const Record& want, const Record& got) {
   EXPECT_EQ(want.status, got.status);
   EXPECT_EQ(want.error, got.error);
   ASSERT_EQ(want.times_s.size(), got.times_s.size());
-  for (std::size_t i = 0; i < want.times_s.size(); ++i)
-    EXPECT_TRUE(same_double(want.times_s[i], got.times_s[i])) << i;
+  for (std::size_t i = 0; i < want.times_s.size(); ++i) EXPECT_TRUE(same_double(want.times_s[i], got.times_s[i])) << i;
   EXPECT_TRUE(same_double(want.median_s, got.median_s));
   EXPECT_TRUE(same_double(want.max_rel_error, got.max_rel_error));
   EXPECT_TRUE(same_double(want.compile_s, got.compile_s));

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "attune/error.hpp"
 #include "db/decode.hpp"
+#include "ir/error.hpp"
 
 namespace attune::db {
 namespace {
@@ -18,9 +18,12 @@ Value null() { return Value{}; }
 
 // An ok record's row, in kRecordColumns order.
 Row ok_row() {
-  return {integer(7), integer(1), text(R"({"schema_version":1,"steps":[]})"), text("h"), text("ok"), text(""),
-          text("[0.5,0.25]"), real(0.25), real(1e-7), integer(2), text("{}"), text("null"), text("cc"),
-          text(R"(["-O3"])"), text("random"), integer(-1), integer(3), text("2025-01-31T12:34:56.789Z")};
+  return {integer(7),         integer(1),         text(R"({"schema_version":1,"steps":[]})"),
+          text("h"),          text("ok"),         text(""),
+          text("[0.5,0.25]"), real(0.25),         real(1e-7),
+          integer(2),         text("{}"),         text("null"),
+          text("cc"),         text(R"(["-O3"])"), text("random"),
+          integer(-1),        integer(3),         text("2025-01-31T12:34:56.789Z")};
 }
 
 std::string error_of(const Row& row) {

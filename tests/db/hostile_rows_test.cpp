@@ -7,15 +7,15 @@
 #include <functional>
 #include <sstream>
 
-#include "ir/error.hpp"
 #include "db_test_util.hpp"
+#include "ir/error.hpp"
 #include "unprivileged.hpp"
 
 namespace attune {
 namespace {
 
-using testing::ScratchDir;
 using testing::raw_sql;
+using testing::ScratchDir;
 
 // A database with one task and one ok record; returns the record's id.
 std::int64_t one_ok_record(const std::string& path, std::int64_t* task_id = nullptr) {
@@ -39,10 +39,8 @@ std::string error_after(const std::string& sql) {
   raw_sql(path, sql);
   auto db = Database::open(path, OpenMode::read_only);
   std::string out;
-  for (const auto& read : std::vector<std::function<void()>>{[&] { db.records(task_id); },
-                                                             [&] { db.record(id); },
-                                                             [&] { db.best(task_id); },
-                                                             [&] { db.history(task_id); },
+  for (const auto& read : std::vector<std::function<void()>>{[&] { db.records(task_id); }, [&] { db.record(id); },
+                                                             [&] { db.best(task_id); }, [&] { db.history(task_id); },
                                                              [&] {
                                                                std::ostringstream os;
                                                                db.export_jsonl(os);
@@ -69,7 +67,8 @@ TEST(DbHostileRows, WrongTypedColumnsNameTheRecord) {
   EXPECT_EQ(error_after("UPDATE records SET median_s = x'00'"),
             ": record 1: column median_s holds blob, expected real or integer or null");
   EXPECT_EQ(error_after("UPDATE records SET trial = 'seven'"), ": record 1: column trial holds text, expected integer");
-  EXPECT_EQ(error_after("UPDATE records SET flags = '[1, 2]'"), ": record 1: column flags is not a JSON array of strings");
+  EXPECT_EQ(error_after("UPDATE records SET flags = '[1, 2]'"),
+            ": record 1: column flags is not a JSON array of strings");
   EXPECT_EQ(error_after("UPDATE records SET times_s = '{\"a\": 1}'"), ": record 1: column times_s is not a JSON array");
   EXPECT_EQ(error_after("UPDATE records SET times_s = '[\"x\"]'"),
             ": record 1: column times_s holds \"x\", expected numbers");
@@ -95,7 +94,8 @@ std::string read_as_unprivileged(bool lock_dir) {
   one_ok_record(path, &task_id);
   return testing::as_unprivileged_owner({dir.path().string(), path}, [&] {
     std::filesystem::permissions(path, std::filesystem::perms::owner_read);
-    if (lock_dir) std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    if (lock_dir)
+      std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
     std::string out;
     try {
       auto db = Database::open(path, OpenMode::read_only);

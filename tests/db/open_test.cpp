@@ -6,16 +6,16 @@
 #include <functional>
 #include <sstream>
 
-#include "ir/error.hpp"
 #include "db_test_util.hpp"
+#include "ir/error.hpp"
 #include "unprivileged.hpp"
 
 namespace attune {
 namespace {
 
-using testing::ScratchDir;
 using testing::raw_sql;
 using testing::read_bytes;
+using testing::ScratchDir;
 using testing::write_bytes;
 
 std::string open_error(const std::string& path, OpenMode mode) {
@@ -129,8 +129,9 @@ TEST(DbOpen, DamagedAttuneDatabaseIsRefusedAndUntouched) {
 TEST(DbOpen, ForeignSqliteDatabaseIsRefusedAndUntouched) {
   ScratchDir dir;
   std::string path = dir.file("other.db");
-  raw_sql(path, "CREATE TABLE users(name TEXT); CREATE TABLE orders(id INTEGER);"
-                "INSERT INTO users VALUES ('ada');");
+  raw_sql(path,
+          "CREATE TABLE users(name TEXT); CREATE TABLE orders(id INTEGER);"
+          "INSERT INTO users VALUES ('ada');");
   std::string bytes = read_bytes(path);
   for (auto mode : {OpenMode::read_write_create, OpenMode::read_only}) {
     EXPECT_EQ(open_error(path, mode),
@@ -146,8 +147,7 @@ TEST(DbOpen, UnknownSchemaVersionIsRefused) {
   raw_sql(path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
   std::string bytes = read_bytes(path);
   for (auto mode : {OpenMode::read_write_create, OpenMode::read_only}) {
-    EXPECT_EQ(open_error(path, mode),
-              path + ": unsupported schema_version 99 (this attune reads 1 to 2)");
+    EXPECT_EQ(open_error(path, mode), path + ": unsupported schema_version 99 (this attune reads 1 to 2)");
     EXPECT_EQ(read_bytes(path), bytes);
   }
 }

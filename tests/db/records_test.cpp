@@ -2,8 +2,8 @@
 #include <limits>
 #include <map>
 
-#include "ir/error.hpp"
 #include "db_test_util.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {
@@ -185,10 +185,9 @@ TEST(DbRecords, BestAndHistoryOnAKnownSequence) {
   EXPECT_TRUE(db.history(t).empty());
 
   // A wrong result faster than everything never counts; ties keep the earlier record.
-  std::vector<std::pair<Status, double>> seq = {
-      {Status::compile_error, 0}, {Status::ok, 3.0},  {Status::ok, 5.0},
-      {Status::wrong_result, 0.5}, {Status::ok, 2.0}, {Status::ok, 2.0},
-      {Status::timeout, 0},        {Status::ok, 2.5}};
+  std::vector<std::pair<Status, double>> seq = {{Status::compile_error, 0},  {Status::ok, 3.0}, {Status::ok, 5.0},
+                                                {Status::wrong_result, 0.5}, {Status::ok, 2.0}, {Status::ok, 2.0},
+                                                {Status::timeout, 0},        {Status::ok, 2.5}};
   std::vector<std::int64_t> ids;
   for (auto [s, m] : seq) ids.push_back(db.insert(timed(t, s, m)));
   db.insert(timed(other, Status::ok, 0.1));

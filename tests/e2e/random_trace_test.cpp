@@ -8,11 +8,11 @@
 #include <random>
 #include <thread>
 
-#include "schedule/actions.hpp"
+#include "codegen/codegen_cpu.hpp"
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
-#include "codegen/codegen_cpu.hpp"
 #include "runtime/runtime.hpp"
+#include "schedule/actions.hpp"
 #include "search/tuner.hpp"
 
 namespace attune {
@@ -60,8 +60,8 @@ std::vector<std::string> check_traces(const Op& op, const std::vector<Trace>& tr
   std::vector<std::string> failures;
   for (std::size_t i = 0; i < ms.size(); ++i)
     if (!ms[i].ok())
-      failures.push_back(std::string(status_name(ms[i].status)) + " for " + trace_to_string(traces[i]) +
-                         ": " + ms[i].error.substr(0, 600) + "\nsource: " + builds[i].so_path);
+      failures.push_back(std::string(status_name(ms[i].status)) + " for " + trace_to_string(traces[i]) + ": " +
+                         ms[i].error.substr(0, 600) + "\nsource: " + builds[i].so_path);
   return failures;
 }
 
@@ -172,10 +172,15 @@ TEST(Schedules, TileTailsSplitOff) {
   const Op gemm = op_from_cli("gemm:M=20,N=40,K=13");
   auto tiled = [](bool rows_parallel) {
     Trace t;
-    t.steps = {Transform::split("m", {4, 6}), Transform::split("n", {3, 16}),
-               Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}), Transform::cache_write("C", "n.0"),
-               Transform::unroll("m.1"), Transform::vectorize("n.1"), Transform::unroll("m.1@C_l.init"),
-               Transform::vectorize("n.1@C_l.init"), Transform::unroll("m.1@C_l.back"),
+    t.steps = {Transform::split("m", {4, 6}),
+               Transform::split("n", {3, 16}),
+               Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}),
+               Transform::cache_write("C", "n.0"),
+               Transform::unroll("m.1"),
+               Transform::vectorize("n.1"),
+               Transform::unroll("m.1@C_l.init"),
+               Transform::vectorize("n.1@C_l.init"),
+               Transform::unroll("m.1@C_l.back"),
                Transform::vectorize("n.1@C_l.back")};
     if (rows_parallel) t.steps.push_back(Transform::parallel("m.0"));
     return t;
@@ -198,9 +203,12 @@ TEST(Schedules, TileTailsSplitOff) {
   // iteration: both copies of its body share one per-thread workspace.
   const Op wide = op_from_cli("gemm:M=20,N=136,K=136");
   Trace packed;
-  packed.steps = {Transform::split("m", {4, 6}), Transform::split("n", {17, 8}),
-                  Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}), Transform::vectorize("n.1"),
-                  Transform::pack("B", "m.0"), Transform::parallel("m.0")};
+  packed.steps = {Transform::split("m", {4, 6}),
+                  Transform::split("n", {17, 8}),
+                  Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}),
+                  Transform::vectorize("n.1"),
+                  Transform::pack("B", "m.0"),
+                  Transform::parallel("m.0")};
   const std::string src = lower_cpu(replay(wide, packed)).source;
   EXPECT_NE(src.find("m.0 < 3: whole tiles"), std::string::npos) << src;
   const std::string ws = "static _Thread_local float* B_p_ws";
@@ -227,10 +235,10 @@ TEST(Schedules, TileTailsSplitOff) {
 // after every call.
 TEST(Schedules, ParallelStoresInventNoRaces) {
   const Op op = op_from_cli("batch_matmul:B=2,M=5,N=8,K=7");
-  const Trace t = trace_from_string(
-      R"({"schema_version":1,"steps":[{"factors":[3,2],"kind":"split","loop":"init.m"},)"
-      R"({"kind":"parallel","loop":"init.m.0"},{"kind":"unroll","loop":"init.m.1"},)"
-      R"({"kind":"reorder","loops":["init.m.0","init.b"]},{"kind":"vectorize","loop":"init.n"}]})");
+  const Trace t =
+      trace_from_string(R"({"schema_version":1,"steps":[{"factors":[3,2],"kind":"split","loop":"init.m"},)"
+                        R"({"kind":"parallel","loop":"init.m.0"},{"kind":"unroll","loop":"init.m.1"},)"
+                        R"({"kind":"reorder","loops":["init.m.0","init.b"]},{"kind":"vectorize","loop":"init.n"}]})");
   const Artifact art = lower_cpu(replay(op, t));
   EXPECT_NE(std::find(art.flags.begin(), art.flags.end(), "-fno-predictive-commoning"), art.flags.end());
   const Kernel kernel = load_kernel(art);
@@ -248,7 +256,6 @@ TEST(Schedules, ParallelStoresInventNoRaces) {
   }
   EXPECT_EQ(wrong, 0) << "call " << wrong << " left a wrong output";
 }
-
 
 // NCHW convolutions vectorized over output channels: the space's alternative vector dimension,
 // a zero-padded copy of the input, and the output tile written back lane by lane from
@@ -381,8 +388,8 @@ TEST(Schedules, WeightPanelsSweptOverEveryPixel) {
 TEST(Schedules, LargePackIsAPerThreadWorkspace) {
   const Op op = op_from_cli("gemm:M=40,N=136,K=136");  // B: 136 x 136 floats, 72 KiB
   Trace t;
-  t.steps = {Transform::split("n", {17, 8}), Transform::reorder({"m", "n.0", "k", "n.1"}),
-             Transform::vectorize("n.1"), Transform::pack("B", "root")};
+  t.steps = {Transform::split("n", {17, 8}), Transform::reorder({"m", "n.0", "k", "n.1"}), Transform::vectorize("n.1"),
+             Transform::pack("B", "root")};
   CpuCodegenOptions o;
   o.trace_json = trace_to_string(t);
   const Artifact art = lower_cpu(replay(op, t), o);
@@ -407,8 +414,8 @@ TEST(Schedules, LargePackIsAPerThreadWorkspace) {
   for (int i = 0; i < kThreads; ++i) {
     auto want = make_buffers(op, 100 + static_cast<std::uint64_t>(i));
     evaluate(op, want);
-    const auto c = compare(bufs[static_cast<std::size_t>(i)][static_cast<std::size_t>(out)],
-                           want[static_cast<std::size_t>(out)]);
+    const auto c =
+        compare(bufs[static_cast<std::size_t>(i)][static_cast<std::size_t>(out)], want[static_cast<std::size_t>(out)]);
     EXPECT_TRUE(c.ok) << "thread " << i << ": " << c.str();
   }
 }

@@ -13,9 +13,9 @@
 #include <set>
 
 #include "codegen/codegen_cpu.hpp"
-#include "search/rl.hpp"
-#include "schedule/schedule.hpp"
 #include "runtime/runtime.hpp"
+#include "schedule/schedule.hpp"
+#include "search/rl.hpp"
 
 namespace attune {
 namespace {
@@ -44,8 +44,10 @@ Trace kind_balanced_episode(const Op& op, int steps, std::mt19937_64& rng, bool 
       if (!moves[i].stop) by_kind[moves[i].macro ? -1 : static_cast<int>(moves[i].action.kind)].push_back(i);
     if (by_kind.empty()) break;
     auto it = by_kind.begin();
-    if (macro_first && env.steps_taken() == 0 && by_kind.count(-1)) it = by_kind.find(-1);
-    else std::advance(it, std::uniform_int_distribution<std::size_t>(0, by_kind.size() - 1)(rng));
+    if (macro_first && env.steps_taken() == 0 && by_kind.count(-1))
+      it = by_kind.find(-1);
+    else
+      std::advance(it, std::uniform_int_distribution<std::size_t>(0, by_kind.size() - 1)(rng));
     const std::size_t i = it->second[std::uniform_int_distribution<std::size_t>(0, it->second.size() - 1)(rng)];
     macros += moves[i].macro ? 1 : 0;
     env.step(i);

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "ir/error.hpp"
 #include "hw/target.hpp"
+#include "ir/error.hpp"
 #include "unprivileged.hpp"
 
 namespace attune {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ir/error.hpp"
 #include "hw/target.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {
@@ -75,20 +75,23 @@ TEST(TargetErrors, BadCores) {
 
 TEST(TargetErrors, UnknownTopLevelField) {
   EXPECT_EQ(error_of([](json& j) { j["vectorbits"] = 256; }),
-            "targets/x.json: vectorbits: unknown field (expected one of: name, kind, arch, cores, vector_bits, vector_registers, "
+            "targets/x.json: vectorbits: unknown field (expected one of: name, kind, arch, cores, vector_bits, "
+            "vector_registers, "
             "caches, compiler, intrinsics)");
 }
 
 TEST(TargetErrors, ComputeUnknownDtype) {
   EXPECT_EQ(error_of([](json& j) {
-              j["intrinsics"][0]["compute"] = "tensor A[1,1] f64; tensor B[1,8] f32; tensor C[1,8] f32; C[i,j] += A[i,k] * B[k,j]";
+              j["intrinsics"][0]["compute"] =
+                  "tensor A[1,1] f64; tensor B[1,8] f32; tensor C[1,8] f32; C[i,j] += A[i,k] * B[k,j]";
             }),
             "targets/x.json: intrinsics[0].compute: line 1:15: unknown dtype 'f64' (expected f32, f16, i8, u8 or i32)");
 }
 
 TEST(TargetErrors, ComputeIndexNotSingleLoop) {
   EXPECT_EQ(error_of([](json& j) {
-              j["intrinsics"][0]["compute"] = "tensor A[2,1] f32; tensor B[1,8] f32; tensor C[1,8] f32; C[i,j] += A[i+1,k] * B[k,j]";
+              j["intrinsics"][0]["compute"] =
+                  "tensor A[2,1] f32; tensor B[1,8] f32; tensor C[1,8] f32; C[i,j] += A[i+1,k] * B[k,j]";
             }),
             "targets/x.json: intrinsics[0].compute: index 'i + 1' of A is not a single loop variable");
 }
@@ -131,8 +134,9 @@ TEST(TargetErrors, EmitLanesAndKind) {
 }
 
 TEST(TargetErrors, IntrinsicFields) {
-  EXPECT_EQ(error_of([](json& j) { j["intrinsics"][0]["memroy"] = json::object(); }),
-            "targets/x.json: intrinsics[0].memroy: unknown field (expected one of: name, compute, memory, emit, config)");
+  EXPECT_EQ(
+      error_of([](json& j) { j["intrinsics"][0]["memroy"] = json::object(); }),
+      "targets/x.json: intrinsics[0].memroy: unknown field (expected one of: name, compute, memory, emit, config)");
   EXPECT_EQ(error_of([](json& j) { j["intrinsics"].push_back(j["intrinsics"][0]); }),
             "targets/x.json: intrinsics[1].name: duplicate intrinsic 'fma'");
   EXPECT_EQ(error_of([](json& j) { j["intrinsics"][0].erase("emit"); }),

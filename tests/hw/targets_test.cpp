@@ -7,8 +7,8 @@
 
 #include <unistd.h>
 
-#include "ir/error.hpp"
 #include "hw/target.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 namespace {

@@ -52,8 +52,7 @@ TEST(AffineExpr, SubstituteAndEval) {
 }
 
 TEST(DType, NamesSizesAndParsing) {
-  for (DType t : {DType::f32, DType::f16, DType::i8, DType::u8, DType::i32})
-    EXPECT_EQ(parse_dtype(dtype_name(t)), t);
+  for (DType t : {DType::f32, DType::f16, DType::i8, DType::u8, DType::i32}) EXPECT_EQ(parse_dtype(dtype_name(t)), t);
   EXPECT_EQ(parse_dtype("int8"), DType::i8);
   EXPECT_EQ(parse_dtype("float16"), DType::f16);
   EXPECT_EQ(dtype_size(DType::f16), 2u);

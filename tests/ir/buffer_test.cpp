@@ -33,11 +33,11 @@ TEST(Half, KnownValuesAndRounding) {
   EXPECT_EQ(float_to_half(65520.0f), 0x7c00);  // halfway to the next step: rounds to even (inf)
   EXPECT_EQ(float_to_half(65519.0f), 0x7bff);
   EXPECT_EQ(float_to_half(std::numeric_limits<float>::infinity()), 0x7c00);
-  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);      // smallest subnormal
-  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);      // tie: to even (zero)
-  EXPECT_EQ(float_to_half(std::ldexp(3.0f, -26)), 0x0001);      // above the tie
-  EXPECT_EQ(float_to_half(std::ldexp(3.0f, -25)), 0x0002);      // tie between 1 and 2: to even
-  EXPECT_EQ(float_to_half(std::ldexp(1023.5f, -24)), 0x0400);   // rounds up into the normals
+  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);     // smallest subnormal
+  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);     // tie: to even (zero)
+  EXPECT_EQ(float_to_half(std::ldexp(3.0f, -26)), 0x0001);     // above the tie
+  EXPECT_EQ(float_to_half(std::ldexp(3.0f, -25)), 0x0002);     // tie between 1 and 2: to even
+  EXPECT_EQ(float_to_half(std::ldexp(1023.5f, -24)), 0x0400);  // rounds up into the normals
   EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
   EXPECT_EQ(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
   EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);
@@ -83,8 +83,8 @@ TEST(Buffer, RandomFillIsDeterministicAndInRange) {
     DType t;
     double lo, hi;
   };
-  for (auto r : {Range{DType::f32, -1, 1}, Range{DType::f16, -1, 1}, Range{DType::i8, -8, 7},
-                 Range{DType::u8, 0, 15}, Range{DType::i32, -64, 63}}) {
+  for (auto r : {Range{DType::f32, -1, 1}, Range{DType::f16, -1, 1}, Range{DType::i8, -8, 7}, Range{DType::u8, 0, 15},
+                 Range{DType::i32, -64, 63}}) {
     Buffer a(r.t, {1000}), b(r.t, {1000}), c(r.t, {1000});
     a.fill_random(7);
     b.fill_random(7);

@@ -67,7 +67,8 @@ TEST(Evaluator, Gemm) {
 }
 
 TEST(Evaluator, GemmInt8IsExactWithBiasRelu) {
-  Evaluated r(instantiate_template("gemm", {{"M", "5"}, {"N", "6"}, {"K", "300"}, {"dtype", "int8"}, {"epilogue", "bias_relu"}}));
+  Evaluated r(instantiate_template(
+      "gemm", {{"M", "5"}, {"N", "6"}, {"K", "300"}, {"dtype", "int8"}, {"epilogue", "bias_relu"}}));
   auto A = r.in("A"), B = r.in("B"), Bias = r.in("Bias");
   View C{r.want};
   int negatives = 0;
@@ -86,8 +87,10 @@ TEST(Evaluator, GemmInt8IsExactWithBiasRelu) {
 
 TEST(Evaluator, Conv2dNchwStridePadDilation) {
   const int N = 2, H = 9, W = 8, C = 3, K = 4, R = 3, S = 2, st = 2, pad = 2, dil = 2;
+  // clang-format off
   Evaluated r(instantiate_template("conv2d", {{"N", "2"}, {"H", "9"}, {"W", "8"}, {"C", "3"}, {"K", "4"}, {"R", "3"},
                                         {"S", "2"}, {"stride", "2"}, {"pad", "2"}, {"dilation", "2"}}));
+  // clang-format on
   const int Ho = (H + 2 * pad - dil * (R - 1) - 1) / st + 1, Wo = (W + 2 * pad - dil * (S - 1) - 1) / st + 1;
   ASSERT_EQ(r.want.shape(), (Idx{N, K, Ho, Wo}));
   auto I = r.in("I"), Wt = r.in("W");
@@ -108,8 +111,10 @@ TEST(Evaluator, Conv2dNchwStridePadDilation) {
 
 TEST(Evaluator, GroupedConvNhwc) {
   const int H = 7, W = 6, C = 8, K = 12, G = 4, R = 3, S = 3, pad = 1;
+  // clang-format off
   Evaluated r(instantiate_template("conv2d", {{"N", "1"}, {"H", "7"}, {"W", "6"}, {"C", "8"}, {"K", "12"}, {"R", "3"},
                                         {"S", "3"}, {"pad", "1"}, {"groups", "4"}, {"layout", "NHWC"}}));
+  // clang-format on
   auto I = r.in("I"), Wt = r.in("W");
   View O{r.want};
   std::vector<double> acc(r.want.numel());
@@ -129,8 +134,10 @@ TEST(Evaluator, GroupedConvNhwc) {
 
 TEST(Evaluator, DepthwiseNhwcWithBias) {
   const int H = 8, W = 8, C = 5, R = 3, S = 3, st = 2, pad = 1;
+  // clang-format off
   Evaluated r(instantiate_template("depthwise_conv2d", {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "5"}, {"R", "3"},
                                                   {"S", "3"}, {"stride", "2"}, {"pad", "1"}, {"epilogue", "bias"}}));
+  // clang-format on
   const int Ho = (H + 2 * pad - R) / st + 1, Wo = (W + 2 * pad - S) / st + 1;
   auto I = r.in("I"), Wt = r.in("W"), Bias = r.in("Bias");
   View O{r.want};
@@ -149,10 +156,16 @@ TEST(Evaluator, DepthwiseNhwcWithBias) {
 // the output pixel it reaches.
 void check_transpose(const std::string& layout, int H, int W, int C, int K, int R, int S, int st, int pad) {
   SCOPED_TRACE(layout);
-  Evaluated r(instantiate_template(
-      "conv2d_transpose", {{"N", "1"}, {"H", std::to_string(H)}, {"W", std::to_string(W)}, {"C", std::to_string(C)},
-                           {"K", std::to_string(K)}, {"R", std::to_string(R)}, {"S", std::to_string(S)},
-                           {"stride", std::to_string(st)}, {"pad", std::to_string(pad)}, {"layout", layout}}));
+  Evaluated r(instantiate_template("conv2d_transpose", {{"N", "1"},
+                                                        {"H", std::to_string(H)},
+                                                        {"W", std::to_string(W)},
+                                                        {"C", std::to_string(C)},
+                                                        {"K", std::to_string(K)},
+                                                        {"R", std::to_string(R)},
+                                                        {"S", std::to_string(S)},
+                                                        {"stride", std::to_string(st)},
+                                                        {"pad", std::to_string(pad)},
+                                                        {"layout", layout}}));
   const bool nhwc = layout == "NHWC";
   const int Ho = (H - 1) * st - 2 * pad + R, Wo = (W - 1) * st - 2 * pad + S;
   auto I = r.in("I"), Wt = r.in("W");
@@ -182,9 +195,11 @@ TEST(Evaluator, Conv2dTransposeScatterForm) {
 
 TEST(Evaluator, Capsule) {
   const int H = 6, W = 5, C = 2, K = 3, R = 3, S = 3, st = 2, pad = 1, cap = 2;
+  // clang-format off
   Evaluated r(instantiate_template("conv2d_capsule", {{"N", "1"}, {"H", "6"}, {"W", "5"}, {"C", "2"}, {"K", "3"},
                                                 {"R", "3"}, {"S", "3"}, {"stride", "2"}, {"pad", "1"},
                                                 {"capsule", "2"}}));
+  // clang-format on
   const int Ho = (H + 2 * pad - R) / st + 1, Wo = (W + 2 * pad - S) / st + 1;
   auto I = r.in("I"), Wt = r.in("W");
   View O{r.want};
@@ -198,15 +213,17 @@ TEST(Evaluator, Capsule) {
               for (int s = 0; s < S; ++s)
                 for (int ck = 0; ck < cap; ++ck)
                   for (int c = 0; c < C; ++c)
-                    acc[O.flat({0, p, q, ci, cj, k})] += I.at({0, p * st + rr - pad, q * st + s - pad, ci, ck, c}) *
-                                                         Wt.at({rr, s, ck, cj, c, k});
+                    acc[O.flat({0, p, q, ci, cj, k})] +=
+                        I.at({0, p * st + rr - pad, q * st + s - pad, ci, ck, c}) * Wt.at({rr, s, ck, cj, c, k});
   fill(r.want, acc);
   r.check();
 }
 
 TEST(Evaluator, Int8ConvWithBiasRelu) {
+  // clang-format off
   Evaluated r(instantiate_template("conv2d", {{"N", "1"}, {"H", "6"}, {"W", "6"}, {"C", "16"}, {"K", "4"}, {"R", "3"},
                                         {"S", "3"}, {"pad", "1"}, {"dtype", "int8"}, {"epilogue", "bias_relu"}}));
+  // clang-format on
   auto I = r.in("I"), Wt = r.in("W"), Bias = r.in("Bias");
   View O{r.want};
   for (int k = 0; k < 4; ++k)
@@ -237,7 +254,8 @@ TEST(Evaluator, F16GemmAccumulatesInF32Output) {
 
 TEST(Evaluator, ElementwiseAndConstantIndices) {
   // No reduction variables, a reversed index and a constant index.
-  Evaluated r(parse_spec("tensor A[6] f32\ntensor B[3, 6] f32\ntensor O[6] f32\nO[i] += A[5 - i] * B[2, i]\nepilogue relu"));
+  Evaluated r(
+      parse_spec("tensor A[6] f32\ntensor B[3, 6] f32\ntensor O[6] f32\nO[i] += A[5 - i] * B[2, i]\nepilogue relu"));
   auto A = r.in("A"), B = r.in("B");
   for (int i = 0; i < 6; ++i) {
     double v = static_cast<float>(A.at({5 - i}) * B.at({2, i}));

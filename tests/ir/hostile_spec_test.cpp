@@ -26,9 +26,12 @@ const std::string kGemm = "tensor A[4, 8] f32\ntensor B[8, 5] f32\ntensor C[4, 5
 TEST(HostileSpec, LabelsThatWouldEndAComment) {
   EXPECT_EQ(error_of("op */int_x=1,y/*\n" + kGemm),
             "1:4: label '*/int_x=1,y/*' holds '*'; a label has letters, digits and _ . - + = : , @ only");
-  EXPECT_EQ(error_of("op a?\?/\n" + kGemm), "1:4: label 'a?\?/' holds '?'; a label has letters, digits and _ . - + = : , @ only");
-  EXPECT_EQ(error_of("op a\\\n" + kGemm), "1:4: label 'a\\' holds '\\'; a label has letters, digits and _ . - + = : , @ only");
-  EXPECT_EQ(error_of("op \"x\"\n" + kGemm), "1:4: label '\"x\"' holds '\"'; a label has letters, digits and _ . - + = : , @ only");
+  EXPECT_EQ(error_of("op a?\?/\n" + kGemm),
+            "1:4: label 'a?\?/' holds '?'; a label has letters, digits and _ . - + = : , @ only");
+  EXPECT_EQ(error_of("op a\\\n" + kGemm),
+            "1:4: label 'a\\' holds '\\'; a label has letters, digits and _ . - + = : , @ only");
+  EXPECT_EQ(error_of("op \"x\"\n" + kGemm),
+            "1:4: label '\"x\"' holds '\"'; a label has letters, digits and _ . - + = : , @ only");
   EXPECT_EQ(error_of("op " + std::string(129, 'a') + "\n" + kGemm).substr(0, 4), "1:4:");
   // What labels were for still works.
   EXPECT_EQ(parse_spec("op resnet.c2-3x3:v=1,w@2\n" + kGemm).name, "resnet.c2-3x3:v=1,w@2");

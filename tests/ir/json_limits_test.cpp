@@ -28,12 +28,13 @@ TEST(JsonLimits, DeepNestingIsRefusedBeforeParsing) {
 }
 
 TEST(JsonLimits, ParserFailuresAreUserErrors) {
-  EXPECT_EQ(error_of("{\"schema_version\": 1e400}"),
-            "thing: invalid JSON: number overflow parsing '1e400'");
-  EXPECT_EQ(error_of("{"), "thing: invalid JSON: line 1, column 2: syntax error while parsing object key - "
-                           "unexpected end of input; expected string literal");
-  EXPECT_EQ(error_of("[1,\n2"), "thing: invalid JSON: line 2, column 2: syntax error while parsing array - "
-                                "unexpected end of input; expected ']'");
+  EXPECT_EQ(error_of("{\"schema_version\": 1e400}"), "thing: invalid JSON: number overflow parsing '1e400'");
+  EXPECT_EQ(error_of("{"),
+            "thing: invalid JSON: line 1, column 2: syntax error while parsing object key - "
+            "unexpected end of input; expected string literal");
+  EXPECT_EQ(error_of("[1,\n2"),
+            "thing: invalid JSON: line 2, column 2: syntax error while parsing array - "
+            "unexpected end of input; expected ']'");
 }
 
 TEST(JsonLimits, SizeIsBounded) {

@@ -19,12 +19,21 @@ std::vector<std::string> seeds() {
       "O[p] += I[(p + 1 - r)/2] * W[r]\nepilogue bias Bias[p]\nepilogue relu # done\n",
       "var g < 2\nvar k < 3\ntensor A[6] i8\ntensor B[6] u8\ntensor O[6] i32\nO[g*3 + k] += A[k + 3*g] * B[-k + 5]\n",
   };
+  s.push_back(print_spec(instantiate_template("conv2d", {{"N", "1"},
+                                                         {"H", "9"},
+                                                         {"W", "7"},
+                                                         {"C", "8"},
+                                                         {"K", "12"},
+                                                         {"R", "3"},
+                                                         {"S", "3"},
+                                                         {"stride", "2"},
+                                                         {"pad", "1"},
+                                                         {"groups", "4"},
+                                                         {"layout", "NHWC"},
+                                                         {"epilogue", "bias_relu"}})));
   s.push_back(print_spec(instantiate_template(
-      "conv2d", {{"N", "1"}, {"H", "9"}, {"W", "7"}, {"C", "8"}, {"K", "12"}, {"R", "3"}, {"S", "3"},
-                 {"stride", "2"}, {"pad", "1"}, {"groups", "4"}, {"layout", "NHWC"}, {"epilogue", "bias_relu"}})));
-  s.push_back(print_spec(instantiate_template(
-      "conv2d_capsule", {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "2"}, {"K", "3"}, {"R", "3"}, {"S", "3"},
-                         {"capsule", "2"}})));
+      "conv2d_capsule",
+      {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "2"}, {"K", "3"}, {"R", "3"}, {"S", "3"}, {"capsule", "2"}})));
   return s;
 }
 

@@ -8,7 +8,8 @@ namespace attune {
 namespace {
 
 TEST(SpecParse, GemmInfersVarsAndExtents) {
-  Op op = parse_spec("op g\ntensor A[4, 8] f32; tensor B[8, 5] f32\ntensor C[4, 5] f32\nC[m, n] += A[m, k] * B[k, n]\n");
+  Op op =
+      parse_spec("op g\ntensor A[4, 8] f32; tensor B[8, 5] f32\ntensor C[4, 5] f32\nC[m, n] += A[m, k] * B[k, n]\n");
   EXPECT_EQ(op.name, "g");
   ASSERT_EQ(op.vars.size(), 3u);
   EXPECT_EQ(op.vars[0], (IterVar{"m", 4, false}));

@@ -31,6 +31,8 @@ struct Case {
 };
 
 const std::vector<Case> kCases = {
+    // clang-format off
+    // clang-format off
     {"gemm", {{"M", "8"}, {"N", "16"}, {"K", "4"}}},
     {"gemm", {{"M", "8"}, {"N", "16"}, {"K", "4"}, {"dtype", "int8"}, {"epilogue", "bias_relu"}}},
     {"gemm", {{"M", "3"}, {"N", "5"}, {"K", "7"}, {"dtype", "f16"}, {"epilogue", "relu"}}},
@@ -59,6 +61,8 @@ const std::vector<Case> kCases = {
     {"conv2d_capsule", {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "2"}, {"K", "3"}, {"R", "3"}, {"S", "3"},
                         {"stride", "2"}, {"pad", "1"}, {"capsule", "2"}}},
 };
+// clang-format on
+// clang-format on
 
 TEST(Templates, EveryCaseRoundTrips) {
   for (const auto& c : kCases) {
@@ -85,8 +89,8 @@ TEST(Templates, GemmText) {
 }
 
 TEST(Templates, Conv2dNchwHasNoGroupVariable) {
-  Op op = instantiate_template("conv2d", {{"N", "1"}, {"H", "56"}, {"W", "56"}, {"C", "64"}, {"K", "64"},
-                                          {"R", "3"}, {"S", "3"}, {"pad", "1"}});
+  Op op = instantiate_template(
+      "conv2d", {{"N", "1"}, {"H", "56"}, {"W", "56"}, {"C", "64"}, {"K", "64"}, {"R", "3"}, {"S", "3"}, {"pad", "1"}});
   EXPECT_EQ(names(op.vars, false), (std::vector<std::string>{"n", "k", "p", "q"}));
   EXPECT_EQ(names(op.vars, true), (std::vector<std::string>{"c", "r", "s"}));
   EXPECT_EQ(op.tensor("O").shape, (std::vector<std::int64_t>{1, 64, 56, 56}));
@@ -94,9 +98,11 @@ TEST(Templates, Conv2dNchwHasNoGroupVariable) {
 }
 
 TEST(Templates, GroupedConv) {
+  // clang-format off
   Op op = instantiate_template("conv2d", {{"N", "1"}, {"H", "56"}, {"W", "56"}, {"C", "64"}, {"K", "128"},
                                           {"R", "3"}, {"S", "3"}, {"stride", "2"}, {"pad", "1"}, {"groups", "4"},
                                           {"layout", "NHWC"}});
+  // clang-format on
   EXPECT_EQ(op.tensor("W").shape, (std::vector<std::int64_t>{3, 3, 16, 128}));
   EXPECT_EQ(op.tensor("O").shape, (std::vector<std::int64_t>{1, 28, 28, 128}));
   EXPECT_EQ(op.output.str(), "O[n, p, q, g*32 + k]");
@@ -108,18 +114,22 @@ TEST(Templates, GroupedConv) {
 }
 
 TEST(Templates, TransposedConv) {
+  // clang-format off
   Op op = instantiate_template("conv2d_transpose", {{"N", "1"}, {"H", "4"}, {"W", "4"}, {"C", "512"}, {"K", "256"},
                                                     {"R", "4"}, {"S", "4"}, {"stride", "2"}, {"pad", "1"}});
+  // clang-format on
   EXPECT_EQ(op.tensor("O").shape, (std::vector<std::int64_t>{1, 8, 8, 256}));
   EXPECT_EQ(op.inputs[0].str(), "I[n, (p - r + 1)/2, (q - s + 1)/2, c]");
-  Op s1 = instantiate_template("conv2d_transpose", {{"N", "1"}, {"H", "4"}, {"W", "4"}, {"C", "2"}, {"K", "2"},
-                                                    {"R", "3"}, {"S", "3"}, {"pad", "1"}});
+  Op s1 = instantiate_template(
+      "conv2d_transpose",
+      {{"N", "1"}, {"H", "4"}, {"W", "4"}, {"C", "2"}, {"K", "2"}, {"R", "3"}, {"S", "3"}, {"pad", "1"}});
   EXPECT_EQ(s1.inputs[0].str(), "I[n, p - r + 1, q - s + 1, c]");
 }
 
 TEST(Templates, DtypesAndDefaults) {
-  Op op = instantiate_template("conv2d", {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "4"}, {"K", "4"}, {"R", "3"},
-                                          {"S", "3"}, {"dtype", "int8"}});
+  Op op = instantiate_template(
+      "conv2d",
+      {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "4"}, {"K", "4"}, {"R", "3"}, {"S", "3"}, {"dtype", "int8"}});
   EXPECT_EQ(op.tensor("I").dtype, DType::i8);
   EXPECT_EQ(op.tensor("W").dtype, DType::i8);
   EXPECT_EQ(op.tensor("O").dtype, DType::i32);
@@ -130,9 +140,11 @@ TEST(Templates, DtypesAndDefaults) {
 }
 
 TEST(Templates, CapsuleShapes) {
+  // clang-format off
   Op op = instantiate_template("conv2d_capsule", {{"N", "1"}, {"H", "16"}, {"W", "16"}, {"C", "32"}, {"K", "32"},
                                                   {"R", "3"}, {"S", "3"}, {"stride", "2"}, {"pad", "1"},
                                                   {"capsule", "4"}});
+  // clang-format on
   EXPECT_EQ(op.tensor("I").shape, (std::vector<std::int64_t>{1, 16, 16, 4, 4, 32}));
   EXPECT_EQ(op.tensor("W").shape, (std::vector<std::int64_t>{3, 3, 4, 4, 32, 32}));
   EXPECT_EQ(op.tensor("O").shape, (std::vector<std::int64_t>{1, 8, 8, 4, 4, 32}));
@@ -149,8 +161,9 @@ void expect_error(const std::string& tmpl, const Params& p, const std::string& m
 }
 
 TEST(Templates, Errors) {
-  expect_error("gemmm", {}, "unknown template 'gemmm' (templates: gemm, batch_matmul, gemv, conv1d, conv2d, "
-                            "depthwise_conv2d, conv3d, conv2d_transpose, conv2d_capsule)");
+  expect_error("gemmm", {},
+               "unknown template 'gemmm' (templates: gemm, batch_matmul, gemv, conv1d, conv2d, "
+               "depthwise_conv2d, conv3d, conv2d_transpose, conv2d_capsule)");
   expect_error("gemm", {{"M", "4"}, {"N", "4"}}, "gemm: parameter 'K' is required");
   expect_error("gemm", {{"M", "4"}, {"N", "4"}, {"K", "4"}, {"Q", "1"}},
                "gemm: parameter 'Q' is unknown (parameters: M, N, K, dtype, epilogue)");

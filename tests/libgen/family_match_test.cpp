@@ -55,23 +55,23 @@ TEST_P(MatchEveryTemplate, RecoversFamilyAndParameters) {
 
 INSTANTIATE_TEST_SUITE_P(
     Families, MatchEveryTemplate,
-    ::testing::Values(
-        Case{"gemm", "M=32,N=48,K=40"}, Case{"gemm", "M=1,N=7,K=5,epilogue=bias_relu"},
-        Case{"gemm", "M=4,N=4,K=4,dtype=int8"}, Case{"batch_matmul", "B=3,M=5,N=6,K=7,epilogue=relu"},
-        Case{"gemv", "M=9,K=11,epilogue=bias"},
-        Case{"conv1d", "N=2,L=20,C=3,K=4,R=3,stride=2,pad=1,dilation=2,layout=NLC"},
-        Case{"conv1d", "N=1,L=9,C=2,K=5,R=2,layout=NCL"},
-        Case{"conv2d", "N=1,H=10,W=10,C=8,K=16,R=3,S=3,pad=1,layout=NCHW"},
-        Case{"conv2d", "N=2,H=9,W=7,C=6,K=4,R=3,S=2,stride=2,pad=1,dilation=2,groups=2,layout=NHWC,epilogue=bias"},
-        Case{"conv2d", "N=1,H=8,W=8,C=4,K=8,R=1,S=1,groups=4,layout=NCHW"},
-        Case{"conv2d", "N=1,H=6,W=6,C=4,K=4,R=3,S=3,dtype=f16"},
-        Case{"depthwise_conv2d", "N=1,H=8,W=8,C=5,R=3,S=3,stride=2,pad=1,layout=NHWC"},
-        Case{"depthwise_conv2d", "N=1,H=8,W=8,C=5,R=3,S=3,dilation=2,layout=NCHW,epilogue=relu"},
-        Case{"conv3d", "N=1,D=5,H=6,W=6,C=3,K=4,T=3,R=3,S=3,pad=1,layout=NDHWC"},
-        Case{"conv3d", "N=1,D=5,H=6,W=6,C=3,K=4,T=2,R=2,S=2,stride=2,layout=NCDHW"},
-        Case{"conv2d_transpose", "N=1,H=5,W=5,C=4,K=3,R=3,S=3,stride=2,pad=1,layout=NHWC"},
-        Case{"conv2d_transpose", "N=1,H=4,W=6,C=2,K=3,R=4,S=2,stride=3,layout=NCHW,epilogue=bias_relu"},
-        Case{"conv2d_capsule", "N=1,H=6,W=6,C=2,K=3,R=3,S=3,stride=1,pad=1,capsule=2"}),
+    ::testing::Values(Case{"gemm", "M=32,N=48,K=40"}, Case{"gemm", "M=1,N=7,K=5,epilogue=bias_relu"},
+                      Case{"gemm", "M=4,N=4,K=4,dtype=int8"}, Case{"batch_matmul", "B=3,M=5,N=6,K=7,epilogue=relu"},
+                      Case{"gemv", "M=9,K=11,epilogue=bias"},
+                      Case{"conv1d", "N=2,L=20,C=3,K=4,R=3,stride=2,pad=1,dilation=2,layout=NLC"},
+                      Case{"conv1d", "N=1,L=9,C=2,K=5,R=2,layout=NCL"},
+                      Case{"conv2d", "N=1,H=10,W=10,C=8,K=16,R=3,S=3,pad=1,layout=NCHW"},
+                      Case{"conv2d",
+                           "N=2,H=9,W=7,C=6,K=4,R=3,S=2,stride=2,pad=1,dilation=2,groups=2,layout=NHWC,epilogue=bias"},
+                      Case{"conv2d", "N=1,H=8,W=8,C=4,K=8,R=1,S=1,groups=4,layout=NCHW"},
+                      Case{"conv2d", "N=1,H=6,W=6,C=4,K=4,R=3,S=3,dtype=f16"},
+                      Case{"depthwise_conv2d", "N=1,H=8,W=8,C=5,R=3,S=3,stride=2,pad=1,layout=NHWC"},
+                      Case{"depthwise_conv2d", "N=1,H=8,W=8,C=5,R=3,S=3,dilation=2,layout=NCHW,epilogue=relu"},
+                      Case{"conv3d", "N=1,D=5,H=6,W=6,C=3,K=4,T=3,R=3,S=3,pad=1,layout=NDHWC"},
+                      Case{"conv3d", "N=1,D=5,H=6,W=6,C=3,K=4,T=2,R=2,S=2,stride=2,layout=NCDHW"},
+                      Case{"conv2d_transpose", "N=1,H=5,W=5,C=4,K=3,R=3,S=3,stride=2,pad=1,layout=NHWC"},
+                      Case{"conv2d_transpose", "N=1,H=4,W=6,C=2,K=3,R=4,S=2,stride=3,layout=NCHW,epilogue=bias_relu"},
+                      Case{"conv2d_capsule", "N=1,H=6,W=6,C=2,K=3,R=3,S=3,stride=1,pad=1,capsule=2"}),
     [](const auto& info) { return case_name(info.param); });
 
 TEST(MatchFamily, RawSpecMatchesNothing) {
@@ -81,8 +81,8 @@ TEST(MatchFamily, RawSpecMatchesNothing) {
 }
 
 TEST(MatchFamily, ReportsDtypeAndEpilogue) {
-  const auto m = match_family(instantiate_template("gemm", {{"M", "2"}, {"N", "3"}, {"K", "4"}, {"dtype", "int8"},
-                                                            {"epilogue", "relu"}}));
+  const auto m = match_family(
+      instantiate_template("gemm", {{"M", "2"}, {"N", "3"}, {"K", "4"}, {"dtype", "int8"}, {"epilogue", "relu"}}));
   ASSERT_TRUE(m);
   EXPECT_FALSE(m->is_f32());
   EXPECT_TRUE(m->relu());

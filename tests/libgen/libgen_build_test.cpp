@@ -11,10 +11,10 @@
 #include "ir/buffer.hpp"
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
-#include "libgen/libgen.hpp"
-#include "search/tuner.hpp"
 #include "libgen/families.hpp"
+#include "libgen/libgen.hpp"
 #include "libgen_test_util.hpp"
+#include "search/tuner.hpp"
 
 namespace attune {
 namespace {
@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
     const std::string T = std::string(kName) + "_" + f.name;
     os << "    if (strcmp(fam, \"" << f.name << "\") == 0) {\n      " << T << "_params p;\n"
        << "      memset(&p, 0, sizeof p);\n"
-       << "      for (int i = 0; i < " << f.fields.size() + 2 << "; ++i) if (fscanf(cases, \"%d\", &v[i]) != 1) return 4;\n";
+       << "      for (int i = 0; i < " << f.fields.size() + 2
+       << "; ++i) if (fscanf(cases, \"%d\", &v[i]) != 1) return 4;\n";
     for (std::size_t i = 0; i < f.fields.size(); ++i)
       os << "      p." << f.fields[i].name << " = " << (f.fields[i].name == "layout" ? "(tk_layout)" : "") << "v[" << i
          << "];\n";
@@ -237,8 +238,8 @@ TEST(LibgenBuild, TunedAndGenericKernelsMatchTheReference) {
   spit(C + "/CMakeLists.txt", kConsumerCMake);
   spit(C + "/main.c", consumer_main(raw_entries));
   const std::string log2 = d.file("consumer.log");
-  ASSERT_EQ(shell("cmake -S " + shell_quote(C) + " -B " + shell_quote(C + "/build") + " -DCMAKE_PREFIX_PATH=" +
-                      prefix + " && cmake --build " + shell_quote(C + "/build") + " -j2",
+  ASSERT_EQ(shell("cmake -S " + shell_quote(C) + " -B " + shell_quote(C + "/build") + " -DCMAKE_PREFIX_PATH=" + prefix +
+                      " && cmake --build " + shell_quote(C + "/build") + " -j2",
                   log2),
             0)
       << log_of(log2);
@@ -281,7 +282,8 @@ TEST(LibgenBuild, TunedAndGenericKernelsMatchTheReference) {
     const std::string file = dir + "/case" + std::to_string(id) + "_";
     if (c.expect == "invalid") {
       list << c.family << " " << id;
-      for (const auto& field : f.fields) list << " " << (field.name == "layout" ? 0 : std::stoi(p.count(field.name) ? p[field.name] : "0"));
+      for (const auto& field : f.fields)
+        list << " " << (field.name == "layout" ? 0 : std::stoi(p.count(field.name) ? p[field.name] : "0"));
       list << " 0 0 16 16 0\n";
       continue;
     }

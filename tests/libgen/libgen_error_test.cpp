@@ -51,16 +51,18 @@ TEST(LibgenErrors, NoTunedTasks) {
     r.status = Status::wrong_result;
     db.insert(r);
   }
-  EXPECT_EQ(error_of(o), o.db_path + ": no tuned tasks for target '" + host_cpu_target() + "' (no task has a verified record; "
-                                     "run attune tune first)");
+  EXPECT_EQ(error_of(o), o.db_path + ": no tuned tasks for target '" + host_cpu_target() +
+                             "' (no task has a verified record; "
+                             "run attune tune first)");
 }
 
 TEST(LibgenErrors, BadName) {
   ScratchDir d;
   auto o = options(d);
   o.name = "my-lib";
-  EXPECT_EQ(error_of(o), "libgen: library name 'my-lib' is not a C identifier (letters, digits and '_', not "
-                         "starting with a digit, at most 64)");
+  EXPECT_EQ(error_of(o),
+            "libgen: library name 'my-lib' is not a C identifier (letters, digits and '_', not "
+            "starting with a digit, at most 64)");
 }
 
 TEST(LibgenErrors, UnwritableOutputDirectory) {
@@ -80,8 +82,8 @@ TEST(LibgenErrors, OpsFileNamesAnUntunedOp) {
   testing::add_verified_task(o.db_path, "g", instantiate_template("gemm", {{"M", "4"}, {"N", "4"}, {"K", "4"}}));
   o.ops_file = d.file("ops.txt");
   testing::spit(o.ops_file, "small gemm M=4 N=4 K=4\nbig gemm M=8 N=8 K=8\n");
-  EXPECT_EQ(error_of(o), o.ops_file + ": op 'big' has no verified record for target '" + host_cpu_target() + "' in " + o.db_path +
-                             " (tune it first)");
+  EXPECT_EQ(error_of(o), o.ops_file + ": op 'big' has no verified record for target '" + host_cpu_target() + "' in " +
+                             o.db_path + " (tune it first)");
   testing::spit(o.ops_file, "small gemm M=4 N=4 K=4\n");
   EXPECT_EQ(generate_library(o).tuned_kernels, 1);
 }

@@ -39,16 +39,9 @@ TEST(LibgenFiles, WritesTheTree) {
   EXPECT_EQ(raw.family, "");
   EXPECT_EQ(raw.entry, "mylib_odd_op");
 
-  const std::vector<std::string> want = {"CMakeLists.txt",
-                                         "README.md",
-                                         "cmake/mylibConfig.cmake",
-                                         "include/mylib.h",
-                                         "mylib.pc",
-                                         g.file,
-                                         raw.file,
-                                         "src/mylib_dispatch.c",
-                                         "src/mylib_generic.c",
-                                         "src/mylib_internal.h"};
+  const std::vector<std::string> want = {
+      "CMakeLists.txt", "README.md", "cmake/mylibConfig.cmake", "include/mylib.h",     "mylib.pc",
+      g.file,           raw.file,    "src/mylib_dispatch.c",    "src/mylib_generic.c", "src/mylib_internal.h"};
   std::vector<std::string> sorted = want;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(r.files, sorted);
@@ -66,14 +59,14 @@ TEST(LibgenFiles, WritesTheTree) {
   const std::string k = slurp(out / g.file);
   EXPECT_EQ(k.find("attune_kernel("), std::string::npos);
   EXPECT_NE(k.find("void " + g.symbol + "(void* const* buffers)"), std::string::npos);
-  for (const char* line : {" * task:      g\n", " * family:    gemm (M=8 N=16 K=4), reached through mylib_gemm()\n",
-                           " * measured:  0.0020 ms median of 2 repeats, 0.51 GFLOP/s",
-                           " * compiler:  cc (test) 12.2.0\n"})
+  for (const char* line :
+       {" * task:      g\n", " * family:    gemm (M=8 N=16 K=4), reached through mylib_gemm()\n",
+        " * measured:  0.0020 ms median of 2 repeats, 0.51 GFLOP/s", " * compiler:  cc (test) 12.2.0\n"})
     EXPECT_NE(k.find(line), std::string::npos) << line << "\n" << k.substr(0, 1200);
 
   // The hand-written and dispatch C compiles cleanly; the kernels compile.
-  const std::string inc = " -I" + testing::shell_quote((out / "include").string()) + " -I" +
-                          testing::shell_quote((out / "src").string());
+  const std::string inc =
+      " -I" + testing::shell_quote((out / "include").string()) + " -I" + testing::shell_quote((out / "src").string());
   const std::string log = d.file("cc.log");
   EXPECT_EQ(testing::shell("cc -std=gnu11 -fopenmp -fsyntax-only -Wall -Wextra -Werror" + inc + " " +
                                testing::shell_quote((out / "src/mylib_dispatch.c").string()) + " " +

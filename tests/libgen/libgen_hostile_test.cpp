@@ -3,8 +3,8 @@
 // read as a compiler reads it, holds no attacker token outside a comment.
 #include <gtest/gtest.h>
 
-#include "libgen/libgen.hpp"
 #include "c_source_reader.hpp"
+#include "libgen/libgen.hpp"
 #include "libgen_test_util.hpp"
 
 namespace attune {
@@ -24,7 +24,8 @@ TEST(LibgenHostile, TaskNamesAndTracesCannotInjectCode) {
     const std::string target = load_target("cpu").name;
     int n = 0;
     for (const Op* op : {&gemm, &raw}) {
-      const TaskInfo task = db.get_or_create_task("x */ evil(); /*\n*/ int y; /* ?\?/\n'\"|`", canonical_spec(*op), target);
+      const TaskInfo task =
+          db.get_or_create_task("x */ evil(); /*\n*/ int y; /* ?\?/\n'\"|`", canonical_spec(*op), target);
       Record r;
       r.task_id = task.id;
       r.trace = R"({"schema_version": 1, "x": "*/ evil(); /*", "steps": []})";

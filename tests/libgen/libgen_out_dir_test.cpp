@@ -45,8 +45,9 @@ TEST(LibgenOutDir, NonEmptyDirectoryWithoutMarkerIsRefusedAndUntouched) {
   const std::string out = d.file("project");
   spit(out + "/CMakeLists.txt", "my project");
   spit(out + "/src/kernels/keep.c", "int keep;");
-  EXPECT_EQ(error_of(options(d, out)), out + ": the output directory is not empty and attune libgen did not write it "
-                                             "(no .attune-libgen); choose a new or empty directory");
+  EXPECT_EQ(error_of(options(d, out)), out +
+                                           ": the output directory is not empty and attune libgen did not write it "
+                                           "(no .attune-libgen); choose a new or empty directory");
   EXPECT_EQ(error_of(options(d, out, /*force=*/true)), error_of(options(d, out)));
   EXPECT_EQ(slurp(out + "/CMakeLists.txt"), "my project");
   EXPECT_EQ(slurp(out + "/src/kernels/keep.c"), "int keep;");
@@ -56,7 +57,7 @@ TEST(LibgenOutDir, EmptyOrNewDirectoriesAreWritten) {
   ScratchDir d;
   add_task(d);
   fs::create_directories(d.file("empty"));
-  for (const std::string out : {d.file("empty"), d.file("new/deeper")}) {
+  for (const std::string& out : {d.file("empty"), d.file("new/deeper")}) {
     const LibgenResult r = generate_library(options(d, out));
     EXPECT_TRUE(fs::exists(out + "/CMakeLists.txt"));
     // The marker lists exactly the files written.
@@ -107,7 +108,8 @@ TEST(LibgenOutDir, AFileTheEarlierOutputDidNotListIsNeverReplaced) {
 TEST(LibgenOutDir, SystemDirectoriesAreRefused) {
   ScratchDir d;
   add_task(d);
-  EXPECT_EQ(error_of(options(d, "/")), "/: refusing to write a library into the filesystem root; choose a new directory for it");
+  EXPECT_EQ(error_of(options(d, "/")),
+            "/: refusing to write a library into the filesystem root; choose a new directory for it");
   EXPECT_EQ(error_of(options(d, "/usr", true)),
             "/usr: refusing to write a library into a top-level directory (/usr); choose a new directory for it");
   EXPECT_EQ(error_of(options(d, "/etc/mylib")),
@@ -125,8 +127,10 @@ TEST(LibgenOutDir, SystemDirectoriesAreRefused) {
   EXPECT_EQ(error_of(options(d, home)),
             home + ": refusing to write a library into the home directory itself; choose a new directory for it");
   EXPECT_NO_THROW(generate_library(options(d, home + "/mylib")));
-  if (old) ::setenv("HOME", saved.c_str(), 1);
-  else ::unsetenv("HOME");
+  if (old)
+    ::setenv("HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("HOME");
 }
 
 TEST(LibgenOutDir, SymbolicLinksAreNotWrittenThrough) {

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 
 #include "db/db.hpp"
-#include "ir/op.hpp"
 #include "hw/target.hpp"
+#include "ir/op.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/transform.hpp"
 
@@ -70,8 +70,7 @@ inline std::string shell_quote(const std::string& s) {
 }
 
 // Records an ok attempt with the empty trace for `op` (named `name`) in the database at `path`.
-inline void add_verified_task(const std::string& path, const std::string& name, const Op& op,
-                              double median_s = 1e-3) {
+inline void add_verified_task(const std::string& path, const std::string& name, const Op& op, double median_s = 1e-3) {
   Database db = Database::open(path);
   const TaskInfo task = db.get_or_create_task(name, canonical_spec(op), load_target("cpu").name);
   Record r;

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
+#include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "mapping/mapping.hpp"
-#include "hw/target.hpp"
 
 namespace attune {
 namespace {
@@ -21,6 +21,8 @@ struct Family {
 
 std::vector<Family> families() {
   return {
+      // clang-format off
+      // clang-format off
       {"gemm", "gemm", {{"M", "32"}, {"N", "32"}, {"K", "32"}}},
       {"gemv", "gemv", {{"M", "32"}, {"K", "64"}}},
       {"batch_matmul", "batch_matmul", {{"B", "2"}, {"M", "32"}, {"N", "16"}, {"K", "16"}}},
@@ -39,6 +41,8 @@ std::vector<Family> families() {
       {"capsule", "conv2d_capsule",
        {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "8"}, {"K", "8"}, {"R", "3"}, {"S", "3"}, {"capsule", "4"}}},
   };
+  // clang-format on
+  // clang-format on
 }
 
 std::vector<Intrinsic> all_intrinsics() {

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "mapping/mapping.hpp"
 #include "hw/target.hpp"
+#include "mapping/mapping.hpp"
 
 namespace attune {
 namespace {
@@ -54,8 +54,10 @@ TEST(MappingRegression, Conv2dNchwOnMma16Has7And35) {
 }
 
 TEST(MappingRegression, Conv2dTemplateGivesTheSameCounts) {
+  // clang-format off
   Op op = instantiate_template("conv2d", {{"N", "1"}, {"H", "56"}, {"W", "56"}, {"C", "64"}, {"K", "64"}, {"R", "3"},
                                           {"S", "3"}, {"pad", "1"}, {"layout", "NCHW"}, {"dtype", "f16"}});
+  // clang-format on
   MappingReport r = enumerate_mappings(op, mma16());
   EXPECT_EQ(r.one_to_one, 7);
   EXPECT_EQ(r.mappings, 35);
@@ -88,8 +90,10 @@ TEST(MappingRegression, Conv2dOnVtaGemm) {
   // VTA's 1x16x16 is not square: besides the mma's 7 (i <- n|p|q, one pixel per batch row),
   // the swapped pairing gives 7 more (i <- k, j <- n|p|q: 16 pixels through the weight port).
   Target vta = load_target("vta");
+  // clang-format off
   Op op = instantiate_template("conv2d", {{"N", "1"}, {"H", "14"}, {"W", "14"}, {"C", "32"}, {"K", "32"}, {"R", "3"},
                                           {"S", "3"}, {"pad", "1"}, {"layout", "NCHW"}, {"dtype", "int8"}});
+  // clang-format on
   MappingReport r = enumerate_mappings(op, vta.intrinsic("vta_gemm"));
   EXPECT_EQ(r.one_to_one, 14);
   EXPECT_EQ(r.mappings, 70);

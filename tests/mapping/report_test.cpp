@@ -1,8 +1,8 @@
 // report_test.cpp — JSON and table output, determinism.
 #include <gtest/gtest.h>
 
-#include "mapping/mapping.hpp"
 #include "hw/target.hpp"
+#include "mapping/mapping.hpp"
 
 namespace attune {
 namespace {
@@ -45,14 +45,16 @@ TEST(MappingReport, DeterministicAndTableReadable) {
 
 TEST(MappingReport, ZeroCountsSayWhy) {
   Target t = load_target("nvidia-h200");
-  Op eltwise = parse_spec("tensor A[16, 16] f16; tensor B[16, 16] f16; tensor C[16, 16] f32; C[m, n] += A[m, n] * B[m, n]");
+  Op eltwise =
+      parse_spec("tensor A[16, 16] f16; tensor B[16, 16] f16; tensor C[16, 16] f32; C[m, n] += A[m, n] * B[m, n]");
   MappingReport r = enumerate_mappings(eltwise, t.intrinsic("wmma_16x16x16_f16f32"));
   EXPECT_EQ(r.mappings, 0);
   EXPECT_EQ(r.reason, "no reduction loop");
   EXPECT_EQ(to_json(r)["reason"], "no reduction loop");
   EXPECT_NE(render_table(r).find("(no reduction loop)"), std::string::npos);
   Op one_input = parse_spec("tensor A[16, 16] f16; tensor C[16] f32; C[m] += A[m, k]");
-  EXPECT_EQ(enumerate_mappings(one_input, t.intrinsic("wmma_16x16x16_f16f32")).reason, "op has 1 input, intrinsic has 2");
+  EXPECT_EQ(enumerate_mappings(one_input, t.intrinsic("wmma_16x16x16_f16f32")).reason,
+            "op has 1 input, intrinsic has 2");
 }
 
 }  // namespace

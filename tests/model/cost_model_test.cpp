@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "model/cost_model.hpp"
 #include "ir/error.hpp"
+#include "model/cost_model.hpp"
 
 namespace attune {
 namespace {

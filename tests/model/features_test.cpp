@@ -69,12 +69,16 @@ TEST(NestFeatures, CacheBandsGrowWithTheCache) {
 }
 
 TEST(HiddenFeatures, ReadTheProducersKeysInAFixedOrder) {
-  const nlohmann::json vta = {{"insn", {{"LOAD", 5}, {"GEMM", 7}, {"total", 20}}}, {"uops", 33},
-                              {"dma_bytes", {{"inp", 1024}}}, {"cycles", 999999}};
+  const nlohmann::json vta = {{"insn", {{"LOAD", 5}, {"GEMM", 7}, {"total", 20}}},
+                              {"uops", 33},
+                              {"dma_bytes", {{"inp", 1024}}},
+                              {"cycles", 999999}};
   const auto v = hidden_vector(vta, "vta");
   const auto& names = hidden_feature_names("vta");
   ASSERT_EQ(v.size(), names.size());
-  auto at = [&](const std::string& n) { return v[static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin())]; };
+  auto at = [&](const std::string& n) {
+    return v[static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin())];
+  };
   EXPECT_EQ(at("insn/LOAD"), 5.f);
   EXPECT_EQ(at("insn/GEMM"), 7.f);
   EXPECT_EQ(at("uops"), 33.f);

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "attune/interrupt.hpp"
 #include "kernels.hpp"
+#include "runtime/interrupt.hpp"
 #include "runtime/subprocess.hpp"
 
 namespace attune::test {

@@ -31,13 +31,14 @@ TEST(MemoryEstimate, AHugeGemmIsRefusedAtOnce) {
   EXPECT_EQ(measurement_memory_bytes(op), 3u * 2 * 1600000000ull + 5u * 1600000000ull);
   EXPECT_EQ(error_of(op, std::uint64_t{8} << 30),
             "op 'gemm' needs about 16.4 GiB of memory to measure (its tensors and the copies attune makes of them), "
-            "more than the limit of 8.0 GiB; raise it with --max-memory SIZE (Budget::max_memory in the C++ API; default: half of physical memory)");
+            "more than the limit of 8.0 GiB; raise it with --max-memory SIZE (Budget::max_memory in the C++ API; "
+            "default: half of physical memory)");
   EXPECT_EQ(error_of(op, std::uint64_t{20} << 30), "(accepted)");
 }
 
 TEST(MemoryEstimate, DefaultIsHalfOfPhysicalMemory) {
-  const auto physical = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
-                        static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const auto physical =
+      static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   EXPECT_EQ(default_memory_limit(), physical / 2);
 }
 

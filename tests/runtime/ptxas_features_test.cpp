@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "codegen/codegen_cuda.hpp"
-#include "runtime/runtime.hpp"
 #include "hw/target.hpp"
+#include "runtime/runtime.hpp"
 
 namespace attune {
 namespace {

@@ -105,7 +105,8 @@ TEST(Builder, CompilerTimeoutIsAFailedBuild) {
   {
     FILE* f = std::fopen(wrapper.c_str(), "w");
     ASSERT_NE(f, nullptr);
-    std::fputs("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --version ] && { echo slowcc 1.0; exit 0; }; done\nsleep 30\n", f);
+    std::fputs(
+        "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --version ] && { echo slowcc 1.0; exit 0; }; done\nsleep 30\n", f);
     std::fclose(f);
     std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
   }

@@ -150,8 +150,7 @@ TEST_F(RunnerTest, ThreadCountReachesTheWorker) {
   Measurement m = runner_->measure_with_reference(op, built(kNeedsThreads3), zeros, o);
   EXPECT_EQ(m.status, Status::ok) << m.error;
   o.threads = 2;
-  EXPECT_EQ(runner_->measure_with_reference(op, built(kNeedsThreads3), zeros, o).status,
-            Status::runtime_error);
+  EXPECT_EQ(runner_->measure_with_reference(op, built(kNeedsThreads3), zeros, o).status, Status::runtime_error);
 }
 
 TEST_F(RunnerTest, CustomReference) {
@@ -159,8 +158,7 @@ TEST_F(RunnerTest, CustomReference) {
   std::vector<Buffer> buffers = make_buffers(op, 1);
   evaluate(op, buffers);
   Buffer reference = buffers[2];
-  EXPECT_EQ(runner_->measure_with_reference(op, built(kGood), reference, quick_options()).status,
-            Status::ok);
+  EXPECT_EQ(runner_->measure_with_reference(op, built(kGood), reference, quick_options()).status, Status::ok);
   reference.set(5, reference.get(5) + 10);
   Measurement m = runner_->measure_with_reference(op, built(kGood), reference, quick_options());
   EXPECT_EQ(m.status, Status::wrong_result) << m.error;
@@ -173,8 +171,7 @@ TEST_F(RunnerTest, ReferenceOfTheWrongShapeIsAUserError) {
 
 TEST_F(RunnerTest, BatchOfEveryOutcome) {
   std::vector<Artifact> batch;
-  for (const char* body : {kGood, kSegfault, kHang, kWrong, kSyntaxError, kAbort})
-    batch.push_back(c_artifact(body));
+  for (const char* body : {kGood, kSegfault, kHang, kWrong, kSyntaxError, kAbort}) batch.push_back(c_artifact(body));
   std::vector<BuildResult> builds = builder_->build_batch(batch);
   MeasureOptions o = quick_options();
   o.timeout_s = 3;  // generous for the good one on a loaded machine; the hang pays it once

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attune/error.hpp"
-#include "attune/interrupt.hpp"
+#include "ir/error.hpp"
 #include "runtime/hash.hpp"
+#include "runtime/interrupt.hpp"
 #include "runtime/protocol.hpp"
 #include "runtime/subprocess.hpp"
 

@@ -25,8 +25,9 @@ TEST(HostileTrace, NumbersThatDoNotFit) {
             "trace: invalid JSON: number overflow parsing '1e400'");
   EXPECT_EQ(error_of(R"({"schema_version": 1.5, "steps": []})"),
             "trace: field 'schema_version' must be an integer (or a list of integers) in range");
-  EXPECT_EQ(error_of(R"({"schema_version": 1, "steps": [{"kind": "split", "loop": "m", "factors": [1e300, 2]}]})"),
-            "trace: steps[0]: transformation 'split': field 'factors' must be an integer (or a list of integers) in range");
+  EXPECT_EQ(
+      error_of(R"({"schema_version": 1, "steps": [{"kind": "split", "loop": "m", "factors": [1e300, 2]}]})"),
+      "trace: steps[0]: transformation 'split': field 'factors' must be an integer (or a list of integers) in range");
   EXPECT_EQ(error_of(R"({"schema_version": 4294967297, "steps": []})"),
             "trace: field 'schema_version' must be an integer (or a list of integers) in range");
 }

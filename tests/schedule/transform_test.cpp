@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "schedule/actions.hpp"
 #include "ir/error.hpp"
+#include "schedule/actions.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/transform.hpp"
 
@@ -65,8 +65,7 @@ TEST(Refusals, ReorderNeedsAPerfectChain) {
   EXPECT_EQ(refusal(n, Transform::reorder({"m", "m"})), "loop 'm' named twice");
   EXPECT_EQ(refusal(n, Transform::reorder({"m", "k"})), "loops are not adjacent: 'n' lies between them");
   const LoopNest c = apply(n, Transform::cache_write("C", "m"));
-  EXPECT_EQ(refusal(c, Transform::reorder({"n", "m"})),
-            "loops are not perfectly nested: 'm' holds more than one loop");
+  EXPECT_EQ(refusal(c, Transform::reorder({"n", "m"})), "loops are not perfectly nested: 'm' holds more than one loop");
   EXPECT_EQ(refusal(n, Transform::reorder({"k", "n", "m"})), "applicable");
 }
 
@@ -83,8 +82,7 @@ TEST(Refusals, PackAndCacheWrite) {
   EXPECT_EQ(refusal(n, Transform::pack("Z", "m")), "no tensor named 'Z'");
   EXPECT_EQ(refusal(n, Transform::pack("C", "m")), "'C' is the output; use cache_write");
   EXPECT_EQ(refusal(n, Transform::pack("A", "q")), "no loop named 'q'");
-  EXPECT_EQ(refusal(n, Transform::pack("A", "m", {"n"})),
-            "layout must be a permutation of the loops the read uses: k");
+  EXPECT_EQ(refusal(n, Transform::pack("A", "m", {"n"})), "layout must be a permutation of the loops the read uses: k");
   EXPECT_EQ(refusal(n, Transform::pack("A", "init.m")), "'A' is not read below 'init.m'");
   EXPECT_EQ(refusal(n, Transform::pack("B", "root", {"n", "k"})), "applicable");
   EXPECT_EQ(refusal(n, Transform::cache_write("A", "m")), "'A' is not the output of the op (C)");
@@ -126,14 +124,10 @@ TEST(Apply, CacheWriteOverEveryReductionRemovesTheInitAndFoldsTheEpilogue) {
 TEST(Trace, EveryKindRoundTripsThroughJsonAndReplays) {
   const Op op = op_from_cli("gemm:M=12,N=16,K=10");
   Trace t;
-  t.steps = {Transform::split("n", {2, 8}),
-             Transform::reorder({"m", "n.0", "k", "n.1"}),
-             Transform::fuse("init.m"),
-             Transform::parallel("init.m_init.n"),
-             Transform::cache_write("C", "n.0"),
-             Transform::pack("B", "m", {"n.0", "k", "n.1"}),
-             Transform::vectorize("n.1"),
-             Transform::unroll("n.1@C_l.init")};
+  t.steps = {Transform::split("n", {2, 8}),      Transform::reorder({"m", "n.0", "k", "n.1"}),
+             Transform::fuse("init.m"),          Transform::parallel("init.m_init.n"),
+             Transform::cache_write("C", "n.0"), Transform::pack("B", "m", {"n.0", "k", "n.1"}),
+             Transform::vectorize("n.1"),        Transform::unroll("n.1@C_l.init")};
   std::set<TransformKind> kinds;
   for (const auto& s : t.steps) kinds.insert(s.kind);
   EXPECT_EQ(kinds.size(), all_transform_kinds().size()) << "cover every kind";
@@ -183,7 +177,8 @@ TEST(Trace, BadJsonGivesOneLineErrors) {
     EXPECT_EQ(std::string(e.what()), "trace: schema_version 7 is not supported (expected 1)");
   }
   try {
-    replay(op_from_cli("gemm:M=4,N=4,K=4"), trace_from_string(R"({"schema_version": 1, "steps": [{"kind": "unroll", "loop": "z"}]})"));
+    replay(op_from_cli("gemm:M=4,N=4,K=4"),
+           trace_from_string(R"({"schema_version": 1, "steps": [{"kind": "unroll", "loop": "z"}]})"));
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "trace step 0 unroll(z) is not applicable: no loop named 'z'");

@@ -14,10 +14,10 @@
 #include <random>
 #include <sstream>
 
-#include "schedule/actions.hpp"
 #include "codegen/codegen_cpu.hpp"
 #include "ir/error.hpp"
 #include "ir/hash.hpp"
+#include "schedule/actions.hpp"
 #include "search/tuner.hpp"
 
 namespace attune {

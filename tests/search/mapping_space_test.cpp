@@ -131,7 +131,8 @@ TEST(ArmBandit, TriesEveryArmOnceThenFollowsTheResults) {
     const auto got = bandit->propose(*s, history, n, rng);
     for (const auto& c : got) {
       EXPECT_TRUE(s->admissible(c));
-      history.push_back({c, Status::ok, arm_time[c[0]] * (1 + 0.01 * static_cast<double>(history.size() % 7)), nullptr});
+      history.push_back(
+          {c, Status::ok, arm_time[c[0]] * (1 + 0.01 * static_cast<double>(history.size() % 7)), nullptr});
     }
     return got;
   };

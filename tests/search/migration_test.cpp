@@ -12,9 +12,9 @@
 #include <set>
 
 #include "codegen/codegen_vta.hpp"
+#include "quick_tune.hpp"
 #include "runtime/runtime.hpp"
 #include "search/tuner.hpp"
-#include "quick_tune.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {

@@ -7,9 +7,9 @@
 
 #include <filesystem>
 
-#include "model/cost_model.hpp"
 #include "db/db.hpp"
 #include "ir/error.hpp"
+#include "model/cost_model.hpp"
 #include "model/features.hpp"
 #include "search/tuner.hpp"
 #include "temp_dir.hpp"
@@ -103,8 +103,8 @@ TEST(ModelStrategies, Ml2SavesItsModelsAndTheNextTaskLoadsThem) {
 TEST(ModelStrategies, BothRunOnTheCpuWithObjectCodeFeatures) {
   TempDir dir;
   for (const char* strategy : {"xgb", "ml2"}) {
-    const auto s = run((dir.path / (std::string(strategy) + ".db")).string(), "gemm:M=24,N=32,K=20", "cpu", strategy,
-                       20, 5);
+    const auto s =
+        run((dir.path / (std::string(strategy) + ".db")).string(), "gemm:M=24,N=32,K=20", "cpu", strategy, 20, 5);
     EXPECT_EQ(s.records, 20) << strategy;
     EXPECT_GT(s.best, 0) << strategy;
   }

@@ -7,16 +7,15 @@
 #include "codegen/codegen.hpp"
 #include "codegen/codegen_cpu.hpp"
 #include "ir/error.hpp"
-#include "search/tuner.hpp"
 #include "quick_tune.hpp"
+#include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
 namespace attune {
 namespace {
 
-const char* kTrace =
-    R"({"schema_version":1,"steps":[{"kind":"split","loop":"n","factors":[2,16]},)"
-    R"({"kind":"reorder","loops":["m","n.0","k","n.1"]},{"kind":"vectorize","loop":"n.1"}]})";
+const char* kTrace = R"({"schema_version":1,"steps":[{"kind":"split","loop":"n","factors":[2,16]},)"
+                     R"({"kind":"reorder","loops":["m","n.0","k","n.1"]},{"kind":"vectorize","loop":"n.1"}]})";
 
 // A record as the engine writes it: the trace text lowered for `target` (as cpu_backend.cpp
 // does), and what was built.

@@ -10,8 +10,8 @@
 #include <functional>
 
 #include "ir/error.hpp"
-#include "search/rl.hpp"
 #include "schedule/schedule.hpp"
+#include "search/rl.hpp"
 
 namespace attune::rl {
 namespace {
@@ -72,8 +72,10 @@ TEST(RlEnv, MovesAreTheLegalActionsThenTheTileMacrosThenStop) {
 // Every macro's steps apply one after the other from the untransformed nest, and its register
 // tile fits the vector registers.
 TEST(RlEnv, TileMacrosAreLegalStepByStep) {
-  for (const char* spec : {"gemm:M=64,N=64,K=64", "depthwise_conv2d:N=1,H=12,W=12,C=16,R=3,S=3,stride=2,pad=1,layout=NHWC",
-                           "conv1d:N=1,L=14,C=4,K=8,R=3,stride=2,pad=1", "conv2d_capsule:N=1,H=5,W=5,C=2,K=4,R=3,S=3,stride=2,pad=1,capsule=2"}) {
+  for (const char* spec :
+       {"gemm:M=64,N=64,K=64", "depthwise_conv2d:N=1,H=12,W=12,C=16,R=3,S=3,stride=2,pad=1,layout=NHWC",
+        "conv1d:N=1,L=14,C=4,K=8,R=3,stride=2,pad=1",
+        "conv2d_capsule:N=1,H=5,W=5,C=2,K=4,R=3,S=3,stride=2,pad=1,capsule=2"}) {
     const Op op = op_from_cli(spec);
     const auto macros = tile_macros(op);
     EXPECT_FALSE(macros.empty()) << spec;
@@ -215,9 +217,12 @@ TEST(RlCost, RanksVectorizedRegisterBlockedParallelFaster) {
   vec.steps = {Transform::split("n", {4, 16}), Transform::reorder({"k", "n.1"}), Transform::vectorize("n.1")};
   const double t_vec = model_seconds(replay(op, vec));
   Trace blocked = vec;
-  blocked.steps = {Transform::split("m", {16, 4}),         Transform::split("n", {4, 16}),
-                   Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}), Transform::cache_write("C", "n.0"),
-                   Transform::unroll("m.1"),                Transform::vectorize("n.1")};
+  blocked.steps = {Transform::split("m", {16, 4}),
+                   Transform::split("n", {4, 16}),
+                   Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}),
+                   Transform::cache_write("C", "n.0"),
+                   Transform::unroll("m.1"),
+                   Transform::vectorize("n.1")};
   const double t_blocked = model_seconds(replay(op, blocked));
   Trace par = blocked;
   par.steps.push_back(Transform::parallel("m.0"));

@@ -139,8 +139,9 @@ TEST(CpuSpace, ReadsVersion2RecordsWithTheNaturalVector) {
     ASSERT_TRUE(got.has_value());
     EXPECT_EQ(*got, c);
   }
-  EXPECT_FALSE(space->config_from_record({{"space", "cpu-v1"}, {"knobs", space->describe(Config(space->knobs().size(), 0))}})
-                   .has_value());
+  EXPECT_FALSE(
+      space->config_from_record({{"space", "cpu-v1"}, {"knobs", space->describe(Config(space->knobs().size(), 0))}})
+          .has_value());
 }
 
 // Records are read by knob name and value, never by position: a name or a value the space does
@@ -185,7 +186,8 @@ TEST(CpuSpace, TransposedConvolutionRowsHaveAStridePhase) {
     const auto rows = space->describe(c)["row_var"].get<int>() == 0 ? "p" : "q";
     bool phase_split = false;
     for (const auto& st : t.steps)
-      phase_split = phase_split || (st.kind == TransformKind::split && st.loop == rows && st.factors == std::vector<std::int64_t>{4, 2});
+      phase_split = phase_split || (st.kind == TransformKind::split && st.loop == rows &&
+                                    st.factors == std::vector<std::int64_t>{4, 2});
     EXPECT_TRUE(phase_split) << trace_to_string(t);
     EXPECT_NO_THROW(replay(t2d, t)) << trace_to_string(t);
   }
@@ -225,7 +227,8 @@ TEST(CpuSpace, LargeWeightsAreSweptPanelByPanel) {
   EXPECT_LT(at("p"), static_cast<std::ptrdiff_t>(order.size())) << trace_to_string(t);
   EXPECT_NO_THROW(replay(c5, t));
 
-  const auto small = make_cpu_space(op_from_cli("conv2d:N=1,H=56,W=56,C=64,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW"), 2);
+  const auto small =
+      make_cpu_space(op_from_cli("conv2d:N=1,H=56,W=56,C=64,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW"), 2);
   EXPECT_EQ(small->describe(small->seed_configs().front()).value("outer_inside", 0), 0) << "147 KiB of weights fit L2";
   const auto gemm = make_cpu_space(op_from_cli("gemm:M=64,N=48,K=40"), 2);
   for (const auto& k : gemm->knobs()) EXPECT_NE(k.name, "outer_inside");
@@ -264,7 +267,8 @@ TEST(Strategies, ProposeFreshConfigsReproducibly) {
     }
     // Same seed, same history: same proposals.
     std::mt19937_64 r1(5), r2(5);
-    EXPECT_EQ(make_strategy(name)->propose(*space, history, 6, r1), make_strategy(name)->propose(*space, history, 6, r2));
+    EXPECT_EQ(make_strategy(name)->propose(*space, history, 6, r1),
+              make_strategy(name)->propose(*space, history, 6, r2));
   }
 }
 

@@ -59,9 +59,9 @@ TEST(VtaCodegen, RefusesOpsItCannotMap) {
   EXPECT_THROW(vta_problem_of(op_from_cli("gemm:M=16,N=16,K=16")), Error);  // f32
   EXPECT_THROW(vta_problem_of(op_from_cli("conv2d:N=1,H=8,W=8,C=16,K=16,R=3,S=3,dtype=int8,layout=NHWC")), Error);
   EXPECT_THROW(vta_problem_of(op_from_cli("conv2d:N=1,H=8,W=8,C=16,K=16,R=3,S=3,dtype=int8,epilogue=relu")), Error);
-  EXPECT_THROW(compile_vta(conv("N=1,H=8,W=8,C=16,K=16,R=3,S=3,pad=1"), knobs(1, 3, 1, 1, 1, 1, 1),
-                           default_vta_config()),
-               Error);  // tile_h=3 does not divide 8
+  EXPECT_THROW(
+      compile_vta(conv("N=1,H=8,W=8,C=16,K=16,R=3,S=3,pad=1"), knobs(1, 3, 1, 1, 1, 1, 1), default_vta_config()),
+      Error);  // tile_h=3 does not divide 8
 }
 
 void expect_compile_error(const Op& op, const VtaKnobs& k, const std::string& kind, const std::string& message,
@@ -92,9 +92,9 @@ TEST(VtaCodegenErrors, BufferOverflows) {
   expect_compile_error(conv("N=1,H=56,W=56,C=64,K=64,R=3,S=3,stride=1,pad=1"), knobs(1, 28, 56, 2, 1, 1, 1),
                        "inp_overflow",
                        "the input tile needs 3480 entries x 1 virtual thread = 3480, but the input buffer holds 2048");
-  expect_compile_error(conv("N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1"), knobs(1, 1, 7, 4, 32, 1, 1),
-                       "wgt_overflow",
-                       "the weight tile needs 1152 entries x 1 virtual thread = 1152, but the weight buffer holds 1024");
+  expect_compile_error(
+      conv("N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1"), knobs(1, 1, 7, 4, 32, 1, 1), "wgt_overflow",
+      "the weight tile needs 1152 entries x 1 virtual thread = 1152, but the weight buffer holds 1024");
   expect_compile_error(gemm("M=64,N=1024,K=16"), knobs(64, 1, 1, 1, 64, 1, 1), "acc_overflow",
                        "the accumulator tile needs 4096 entries x 1 virtual thread = 4096, but the accumulator "
                        "buffer holds 2048");
@@ -116,8 +116,8 @@ TEST(VtaCodegenErrors, UopOverflowWithASmallMicroOpBuffer) {
 
 TEST(VtaCodegenErrors, NotExpressible) {
   // Padding 16 does not fit the DMA's 4-bit pad fields.
-  const VtaCompiled c = compile_vta(conv("N=1,H=8,W=8,C=16,K=16,R=3,S=3,pad=16"), knobs(1, 38, 38, 1, 1, 1, 1),
-                                    default_vta_config());
+  const VtaCompiled c =
+      compile_vta(conv("N=1,H=8,W=8,C=16,K=16,R=3,S=3,pad=16"), knobs(1, 38, 38, 1, 1, 1, 1), default_vta_config());
   EXPECT_EQ(c.error_kind, "not_expressible") << c.error;
   EXPECT_NE(c.error.find("pad"), std::string::npos) << c.error;
   // The second thread's accumulator tile starts at entry 2048, past the 11-bit micro-op field.
@@ -129,8 +129,8 @@ TEST(VtaCodegenErrors, NotExpressible) {
 
 TEST(VtaCodegenErrors, AccumulatorHazardIsARuntimeError) {
   // One accumulator entry per tile: consecutive micro-ops write the same entry.
-  const VtaCompiled c = compile_vta(conv("N=1,H=4,W=4,C=16,K=16,R=3,S=3,pad=1"), knobs(1, 1, 1, 1, 1, 1, 1),
-                                    default_vta_config());
+  const VtaCompiled c =
+      compile_vta(conv("N=1,H=4,W=4,C=16,K=16,R=3,S=3,pad=1"), knobs(1, 1, 1, 1, 1, 1, 1), default_vta_config());
   ASSERT_TRUE(c.ok()) << c.error;
   const VtaTimed t = vta_time(c, default_vta_config());
   EXPECT_EQ(t.m.status, Status::runtime_error);

@@ -24,8 +24,8 @@ std::vector<std::string> knob_names(const Space& s) {
 TEST(VtaSpace, KnobsAreAutoTvmsTemplate) {
   const VtaConfig cfg = default_vta_config();
   const auto conv = make_vta_space(conv_small(), cfg);
-  EXPECT_EQ(knob_names(*conv), (std::vector<std::string>{"tile_b", "tile_h", "tile_w", "tile_ci", "tile_co",
-                                                          "oc_nthread", "h_nthread"}));
+  EXPECT_EQ(knob_names(*conv),
+            (std::vector<std::string>{"tile_b", "tile_h", "tile_w", "tile_ci", "tile_co", "oc_nthread", "h_nthread"}));
   EXPECT_EQ(conv->knobs()[1].choices, (std::vector<std::int64_t>{1, 2, 4, 8}));  // divisors of OH = 8
   EXPECT_EQ(conv->knobs()[3].choices, (std::vector<std::int64_t>{1, 2}));        // C/16 = 2
   EXPECT_EQ(conv->size(), 1u * 4 * 4 * 2 * 2 * 2 * 2);
@@ -43,8 +43,9 @@ TEST(VtaSpace, TraceJsonStoresTheKnobs) {
   const Schedule s = schedule_from_string(space->trace_json(c));
   ASSERT_TRUE(s.knobs.has_value());
   const VtaKnobs k = VtaKnobs::of(*s.knobs);
-  EXPECT_EQ(k, (VtaKnobs{.tile_b = 1, .tile_h = 4, .tile_w = 8, .tile_ci = 2, .tile_co = 1, .oc_nthread = 2,
-                         .h_nthread = 1}));
+  EXPECT_EQ(
+      k,
+      (VtaKnobs{.tile_b = 1, .tile_h = 4, .tile_w = 8, .tile_ci = 2, .tile_co = 1, .oc_nthread = 2, .h_nthread = 1}));
   EXPECT_THROW(space->trace(c), Error);
   EXPECT_THROW(schedule_from_string(R"({"schema_version":1,"target":"vta","knobs":{"tile_q":2}})"), Error);
 }

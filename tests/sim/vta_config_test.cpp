@@ -66,8 +66,7 @@ TEST(VtaConfig, ErrorsNameFileAndField) {
             "t.json: field 'LOG_ACC_BUFF_SIZE': a buffer of 32 bytes cannot hold one entry of 64 bytes");
   EXPECT_EQ(error_of("{" + base + R"(, "LOG_ACC_BUFF_SIZE": 17, "LOG_BLOCK_IN": 4})"),
             "t.json: field 'LOG_BLOCK': give either LOG_BLOCK or LOG_BLOCK_IN and LOG_BLOCK_OUT, not both");
-  EXPECT_EQ(error_of(R"({"LOG_INP_WIDTH": 4})"),
-            "t.json: field 'LOG_INP_WIDTH': expected an integer in [3, 3], got 4");
+  EXPECT_EQ(error_of(R"({"LOG_INP_WIDTH": 4})"), "t.json: field 'LOG_INP_WIDTH': expected an integer in [3, 3], got 4");
   EXPECT_EQ(error_of("[1]"), "t.json: expected a JSON object");
   EXPECT_EQ(error_of("{").rfind("t.json: invalid JSON: ", 0), 0u);
 }

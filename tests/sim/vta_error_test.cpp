@@ -47,8 +47,9 @@ TEST(VtaError, StorePastAccumulator) {
   VtaProgramBuilder b;
   b.store({.sram_base = 2047, .x_size = 2});
   b.finish();
-  expect_fault(run(b), VtaErrorKind::buffer_overflow, 0,
-               "insn 0 (STORE out): STORE out overflows the accumulator buffer: entries [2047, 2049) but it holds 2048");
+  expect_fault(
+      run(b), VtaErrorKind::buffer_overflow, 0,
+      "insn 0 (STORE out): STORE out overflows the accumulator buffer: entries [2047, 2049) but it holds 2048");
 }
 
 TEST(VtaError, GemmIndexPastInputBuffer) {
@@ -181,8 +182,7 @@ TEST(VtaError, MalformedPrograms) {
   VtaProgramBuilder rev;
   rev.alu(VtaAluOp::max, {.uop_bgn = 5, .uop_end = 2});
   rev.finish();
-  expect_fault(run(rev), VtaErrorKind::bad_insn, 0,
-               "insn 0 (ALU): micro-op range is reversed: uop_bgn=5 > uop_end=2");
+  expect_fault(run(rev), VtaErrorKind::bad_insn, 0, "insn 0 (ALU): micro-op range is reversed: uop_bgn=5 > uop_end=2");
 
   VtaProgramBuilder out;
   out.load(VtaMemType::out, {});

@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "sim/vta_sim.hpp"
 #include "sim/vta_gemm_program.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace attune {
 namespace {
@@ -18,9 +18,9 @@ void expect_gemm_ok(const GemmCase& gc, const VtaConfig& cfg) {
   EXPECT_EQ(test::read_c(g, cfg), g.expect);
   EXPECT_EQ(r.macs, std::uint64_t(g.m) * g.n * g.k);
   EXPECT_EQ(r.count(VtaOpcode::finish), 1u);
-  EXPECT_EQ(r.count(VtaOpcode::load) + r.count(VtaOpcode::store) + r.count(VtaOpcode::gemm) +
-                r.count(VtaOpcode::alu) + 1,
-            g.prog.insns.size());
+  EXPECT_EQ(
+      r.count(VtaOpcode::load) + r.count(VtaOpcode::store) + r.count(VtaOpcode::gemm) + r.count(VtaOpcode::alu) + 1,
+      g.prog.insns.size());
   EXPECT_EQ(r.bytes(VtaMemType::out), std::uint64_t(g.m) * g.n);
   EXPECT_GT(r.total_cycles, 0u);
 }
@@ -29,7 +29,8 @@ TEST(VtaFunctional, TiledGemmWithBiasShiftClipMatchesNaive) {
   const VtaConfig cfg = default_vta_config();
   expect_gemm_ok({.mb = 2, .kb = 4, .nb = 3, .k_chunk = 2, .n_chunk = 2, .seed = 1}, cfg);
   expect_gemm_ok({.mb = 3, .kb = 5, .nb = 4, .k_chunk = 3, .n_chunk = 3, .shift = 9, .seed = 2}, cfg);
-  expect_gemm_ok({.mb = 1, .kb = 7, .nb = 5, .k_chunk = 1, .n_chunk = 2, .shift = 4, .lo = 0, .hi = 127, .seed = 3}, cfg);
+  expect_gemm_ok({.mb = 1, .kb = 7, .nb = 5, .k_chunk = 1, .n_chunk = 2, .shift = 4, .lo = 0, .hi = 127, .seed = 3},
+                 cfg);
   expect_gemm_ok({.mb = 8, .kb = 16, .nb = 8, .k_chunk = 16, .n_chunk = 8, .shift = 10, .seed = 4}, cfg);
 }
 
@@ -83,8 +84,14 @@ TEST(VtaFunctional, LoadPaddingZeroFillsAroundTheTile) {
 
   VtaProgramBuilder b;
   b.load(VtaMemType::uop, {.dram_base = std::uint32_t(uops / 4)});
-  b.load(VtaMemType::inp, {.dram_base = std::uint32_t(in_off / E), .y_size = 2, .x_size = 3, .x_stride = 3,
-                           .y_pad_0 = 1, .y_pad_1 = 1, .x_pad_0 = 1, .x_pad_1 = 2});
+  b.load(VtaMemType::inp, {.dram_base = std::uint32_t(in_off / E),
+                           .y_size = 2,
+                           .x_size = 3,
+                           .x_stride = 3,
+                           .y_pad_0 = 1,
+                           .y_pad_1 = 1,
+                           .x_pad_0 = 1,
+                           .x_pad_1 = 2});
   b.load(VtaMemType::wgt, {.dram_base = std::uint32_t(w_off / cfg.wgt_elem_bytes())}, {.push_next = true});
   b.gemm({.iter_out = 24, .dst_factor_out = 1, .src_factor_out = 1}, {.pop_prev = true, .push_next = true});
   b.store({.dram_base = std::uint32_t(out_off / E), .x_size = 24}, {.pop_prev = true, .push_prev = true});
@@ -115,8 +122,10 @@ std::vector<std::int8_t> run_alu(VtaAluOp op, bool imm, std::int32_t imm_value, 
   VtaProgramBuilder b;
   b.load(VtaMemType::uop, {.dram_base = std::uint32_t(uops / 4)});
   b.load(VtaMemType::acc, {.dram_base = std::uint32_t(acc_off / 64), .x_size = 2});
-  if (imm) b.alu_imm(op, imm_value, {}, {.push_next = true});
-  else b.alu(op, {}, {.push_next = true});
+  if (imm)
+    b.alu_imm(op, imm_value, {}, {.push_next = true});
+  else
+    b.alu(op, {}, {.push_next = true});
   b.store({.dram_base = std::uint32_t(out_off / 16)}, {.pop_prev = true});
   b.finish();
   VtaResult r = run_vta(b.program(), dram.bytes(), cfg);

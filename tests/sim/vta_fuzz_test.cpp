@@ -27,8 +27,11 @@ class Gen {
   VtaInsn insn(const VtaConfig& cfg, std::size_t dram_entries) {
     VtaInsn in;
     const int op = uni(0, 999) / 10;
-    in.opcode = op < 30 ? VtaOpcode::load : op < 42 ? VtaOpcode::store : op < 68 ? VtaOpcode::gemm
-              : op < 99 || chance(0.7) ? VtaOpcode::alu : VtaOpcode::finish;
+    in.opcode = op < 30                  ? VtaOpcode::load
+                : op < 42                ? VtaOpcode::store
+                : op < 68                ? VtaOpcode::gemm
+                : op < 99 || chance(0.7) ? VtaOpcode::alu
+                                         : VtaOpcode::finish;
     in.deps = {chance(0.25), chance(0.25), chance(0.25), chance(0.25)};
     in.mem = static_cast<VtaMemType>(uni(0, 4));
     if (in.opcode == VtaOpcode::store && chance(0.95)) in.mem = VtaMemType::out;
@@ -129,9 +132,9 @@ TEST(VtaFuzz, RandomStreamsAlwaysReturnAStatus) {
     if (getenv("VTA_FUZZ_VERBOSE") && !f.ok()) std::printf("%s\n", f.error.c_str());
   }
   // The generator reaches every outcome, so the loop above really exercised each path.
-  for (VtaErrorKind k : {VtaErrorKind::none, VtaErrorKind::bad_insn, VtaErrorKind::buffer_overflow,
-                         VtaErrorKind::uop_overflow, VtaErrorKind::dram_out_of_range, VtaErrorKind::acc_hazard,
-                         VtaErrorKind::deadlock})
+  for (VtaErrorKind k :
+       {VtaErrorKind::none, VtaErrorKind::bad_insn, VtaErrorKind::buffer_overflow, VtaErrorKind::uop_overflow,
+        VtaErrorKind::dram_out_of_range, VtaErrorKind::acc_hazard, VtaErrorKind::deadlock})
     EXPECT_GT(seen[k], 0) << vta_error_kind_name(k);
   for (const auto& [k, count] : seen) std::printf("  %-18s %d\n", std::string(vta_error_kind_name(k)).c_str(), count);
 }

@@ -31,10 +31,10 @@ struct GemmCase {
 struct GemmBuild {
   VtaProgram prog;
   VtaDram dram{0};
-  std::size_t c_off = 0;                 // byte offset of C (tiled) in dram
-  std::vector<std::int8_t> a, b;         // row-major M x K and N x K
-  std::vector<std::int32_t> bias;        // N
-  std::vector<std::int8_t> expect;       // row-major M x N
+  std::size_t c_off = 0;            // byte offset of C (tiled) in dram
+  std::vector<std::int8_t> a, b;    // row-major M x K and N x K
+  std::vector<std::int32_t> bias;   // N
+  std::vector<std::int8_t> expect;  // row-major M x N
   std::uint32_t m = 0, k = 0, n = 0;
 };
 
@@ -70,7 +70,8 @@ inline GemmBuild build_gemm(const GemmCase& gc, const VtaConfig& cfg) {
   for (std::uint32_t i = 0; i < g.m; ++i)
     for (std::uint32_t j = 0; j < g.n; ++j) {
       std::int32_t s = g.bias[j];
-      for (std::uint32_t kk = 0; kk < g.k; ++kk) s += std::int32_t(g.a[std::size_t(i) * g.k + kk]) * g.b[std::size_t(j) * g.k + kk];
+      for (std::uint32_t kk = 0; kk < g.k; ++kk)
+        s += std::int32_t(g.a[std::size_t(i) * g.k + kk]) * g.b[std::size_t(j) * g.k + kk];
       s >>= gc.shift;
       if (gc.clip) s = std::clamp(s, gc.lo, gc.hi);
       g.expect[std::size_t(i) * g.n + j] = static_cast<std::int8_t>(s);
@@ -104,7 +105,9 @@ inline GemmBuild build_gemm(const GemmCase& gc, const VtaConfig& cfg) {
   // GEMM: uop (m, j) accumulates tile (m, j) over the kc tiles of the chunk (iter_out).
   // Bias:  uop (m, j) adds bias tile j (kept after the mb*nc result tiles).
   VtaProgramBuilder p;
-  struct Kernel { std::uint32_t gemm_bgn, bias_bgn, len; };
+  struct Kernel {
+    std::uint32_t gemm_bgn, bias_bgn, len;
+  };
   std::vector<VtaUop> uops;
   auto kernel = [&](std::uint32_t kc, std::uint32_t nc) {
     Kernel kern{std::uint32_t(uops.size()), 0, gc.mb * nc};
@@ -141,17 +144,19 @@ inline GemmBuild build_gemm(const GemmCase& gc, const VtaConfig& cfg) {
              {.dram_base = std::uint32_t(a_off / ie) + k0, .y_size = gc.mb, .x_size = kc, .x_stride = gc.kb},
              {.pop_next = !first_load});
       p.load(VtaMemType::wgt,
-             {.dram_base = std::uint32_t(b_off / we) + n0 * gc.kb + k0, .y_size = nc, .x_size = kc,
-              .x_stride = gc.kb},
+             {.dram_base = std::uint32_t(b_off / we) + n0 * gc.kb + k0, .y_size = nc, .x_size = kc, .x_stride = gc.kb},
              {.push_next = true});
       first_load = false;
       const Kernel& kern = kernels[ni][ki];
-      p.gemm({.uop_bgn = kern.gemm_bgn, .uop_end = kern.gemm_bgn + kern.len, .iter_out = kc,
-              .src_factor_out = 1, .wgt_factor_out = 1},
+      p.gemm({.uop_bgn = kern.gemm_bgn,
+              .uop_end = kern.gemm_bgn + kern.len,
+              .iter_out = kc,
+              .src_factor_out = 1,
+              .wgt_factor_out = 1},
              {.pop_prev = true, .push_prev = true});
     }
-    const VtaLoop all{.uop_bgn = k0kern.gemm_bgn, .uop_end = k0kern.gemm_bgn + 1, .iter_out = tiles,
-                      .dst_factor_out = 1};
+    const VtaLoop all{
+        .uop_bgn = k0kern.gemm_bgn, .uop_end = k0kern.gemm_bgn + 1, .iter_out = tiles, .dst_factor_out = 1};
     if (gc.bias) p.alu(VtaAluOp::add, {.uop_bgn = k0kern.bias_bgn, .uop_end = k0kern.bias_bgn + tiles});
     p.alu_imm(VtaAluOp::shr, gc.shift, all, {.push_next = !gc.clip});
     if (gc.clip) {

@@ -11,15 +11,20 @@ namespace {
 
 TEST(VtaIsa, EveryOpcodeRoundTripsAtItsFieldLimits) {
   VtaProgramBuilder b;
+  // clang-format off
   b.load(VtaMemType::acc, {.sram_base = 65535, .dram_base = 0xFFFFFFFFu, .y_size = 65535, .x_size = 65535,
                            .x_stride = 65535, .y_pad_0 = 15, .y_pad_1 = 14, .x_pad_0 = 13, .x_pad_1 = 12},
          {.pop_prev = true, .push_next = true});
+  // clang-format on
+  // clang-format off
   b.store({.sram_base = 7, .dram_base = 9, .y_size = 2, .x_size = 3, .x_stride = 5}, {.pop_prev = true, .push_prev = true});
   b.gemm({.uop_bgn = 8191, .uop_end = 16383, .iter_out = 16383, .iter_in = 1, .dst_factor_out = 2047,
           .dst_factor_in = 1, .src_factor_out = 2047, .src_factor_in = 2, .wgt_factor_out = 1023, .wgt_factor_in = 3},
          {.pop_next = true});
+  // clang-format on
   b.gemm_reset({.uop_end = 4, .iter_out = 2, .iter_in = 3});
-  b.alu_imm(VtaAluOp::shr, -32768, {.uop_bgn = 1, .uop_end = 2, .dst_factor_out = 3, .src_factor_in = 4}, {.push_prev = true});
+  b.alu_imm(VtaAluOp::shr, -32768, {.uop_bgn = 1, .uop_end = 2, .dst_factor_out = 3, .src_factor_in = 4},
+            {.push_prev = true});
   b.alu_imm(VtaAluOp::mul, 32767, {});
   b.alu(VtaAluOp::max, {.iter_in = 9});
   b.finish({.pop_prev = true, .pop_next = true, .push_prev = true, .push_next = true});
@@ -85,10 +90,12 @@ TEST(VtaIsa, BuilderDefaultsAndDisassembly) {
   VtaProgramBuilder b;
   VtaInsn& ld = b.load(VtaMemType::inp, {.dram_base = 64, .y_size = 4, .x_size = 8, .y_pad_0 = 1, .y_pad_1 = 1},
                        {.push_next = true});
+  // clang-format off
   EXPECT_EQ(ld.x_stride, 8u);  // 0 means packed rows
   b.gemm({.uop_end = 16, .iter_out = 4, .iter_in = 2, .dst_factor_out = 16, .dst_factor_in = 1,
           .src_factor_out = 4, .wgt_factor_in = 1},
          {.pop_prev = true, .push_prev = true});
+  // clang-format on
   b.alu_imm(VtaAluOp::shr, 8, {.iter_out = 16, .dst_factor_out = 1});
   b.alu(VtaAluOp::add, {.uop_bgn = 2, .uop_end = 3});
   b.store({.x_size = 16}, {.pop_prev = true});

@@ -1,14 +1,13 @@
 // Timing: the cycle model's arithmetic, its monotonicity, and load/compute overlap via tokens.
 #include <gtest/gtest.h>
 
-#include "sim/vta_sim.hpp"
 #include "sim/vta_gemm_program.hpp"
+#include "sim/vta_sim.hpp"
 
 namespace attune {
 namespace {
 
-VtaResult run(const VtaProgram& p, const VtaConfig& cfg = default_vta_config(),
-              std::span<std::uint8_t> image = {}) {
+VtaResult run(const VtaProgram& p, const VtaConfig& cfg = default_vta_config(), std::span<std::uint8_t> image = {}) {
   std::vector<std::uint8_t> zeros(image.empty() ? 1 << 20 : 0, 0);
   std::span<std::uint8_t> dram = image.empty() ? std::span<std::uint8_t>(zeros) : image;
   VtaResult r = run_vta(p, dram, cfg, VtaMode::timing);
@@ -20,10 +19,10 @@ VtaResult run(const VtaProgram& p, const VtaConfig& cfg = default_vta_config(),
 TEST(VtaTiming, CyclesFollowTheConfigConstants) {
   // Defaults: issue 1; DMA 2/row + bytes/8 + latency 64; GEMM pipeline 4 + 1 per iteration.
   VtaProgramBuilder b;
-  b.load(VtaMemType::inp, {.x_size = 4}, {.push_next = true});     // 1 + (2 + 64/8) + 64 = 75
-  b.gemm({.iter_out = 10, .dst_factor_out = 1}, {.pop_prev = true});  // 1 + 4 + 10 = 15
+  b.load(VtaMemType::inp, {.x_size = 4}, {.push_next = true});         // 1 + (2 + 64/8) + 64 = 75
+  b.gemm({.iter_out = 10, .dst_factor_out = 1}, {.pop_prev = true});   // 1 + 4 + 10 = 15
   b.alu_imm(VtaAluOp::shr, 3, {.iter_out = 10, .dst_factor_out = 1});  // 1 + 4 + 2*10 = 25
-  b.finish();                                                      // 1
+  b.finish();                                                          // 1
   VtaResult r = run(b.program());
   EXPECT_EQ(r.load_busy_cycles, 75u);
   EXPECT_EQ(r.compute_busy_cycles, 15u + 25u + 1u);
@@ -74,7 +73,11 @@ VtaProgram groups(int n, bool double_buffered) {
     const bool wait = double_buffered ? i >= 2 : i >= 1;
     b.load(VtaMemType::inp, {.sram_base = half, .dram_base = std::uint32_t(i) * 64, .x_size = 64},
            {.pop_next = wait, .push_next = true});
-    b.gemm({.iter_out = 4, .iter_in = 50, .dst_factor_out = 50, .dst_factor_in = 1, .src_factor_out = 0,
+    b.gemm({.iter_out = 4,
+            .iter_in = 50,
+            .dst_factor_out = 50,
+            .dst_factor_in = 1,
+            .src_factor_out = 0,
             .src_factor_in = 1},
            {.pop_prev = true, .push_prev = true})
         .uop_bgn = 0;

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "codegen/c_safe.hpp"
-#include "ir/error.hpp"
 #include "codegen/lowering.hpp"
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 
 namespace attune::cgen {
@@ -44,9 +44,12 @@ std::string CEmitter::expr(const AffineExpr& e) const {
     else
       s += " + " + t;
   }
-  if (s.empty()) s = std::to_string(c);
-  else if (c > 0) s += " + " + std::to_string(c);
-  else if (c < 0) s += " - " + std::to_string(-c);
+  if (s.empty())
+    s = std::to_string(c);
+  else if (c > 0)
+    s += " + " + std::to_string(c);
+  else if (c < 0)
+    s += " - " + std::to_string(-c);
   if (e.divisor != 1) s = "(" + s + ")/" + std::to_string(e.divisor);
   return "(" + s + ")";
 }
@@ -286,8 +289,8 @@ std::string CEmitter::function_body() {
   for (std::size_t i = 0; i < nest_.op.tensors.size(); ++i) {
     const auto& t = nest_.op.tensors[i];
     const bool out = t.name == nest_.op.output.tensor;
-    line(std::string(out ? "" : "const ") + ctype(t.dtype) + "* restrict " + t.name + " = (" +
-         (out ? "" : "const ") + ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
+    line(std::string(out ? "" : "const ") + ctype(t.dtype) + "* restrict " + t.name + " = (" + (out ? "" : "const ") +
+         ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
   }
   emit_workspaces();
   emit_allocs("");

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "codegen/codegen_cpu.hpp"
-#include "schedule/loopnest.hpp"
 #include "codegen/cpu/range_env.hpp"
 #include "schedule/analysis.hpp"
+#include "schedule/loopnest.hpp"
 
 namespace attune::cgen {
 
@@ -30,13 +30,13 @@ class CEmitter {
   // ---- shared helpers (c_emitter.cpp) ----
   const LoopNest& nest() const { return nest_; }
   int lanes() const { return lanes_; }
-  std::string var(const std::string& v) const;           // C identifier of a loop variable
-  std::string expr(const AffineExpr& e) const;           // with unrolled constants folded
+  std::string var(const std::string& v) const;  // C identifier of a loop variable
+  std::string expr(const AffineExpr& e) const;  // with unrolled constants folded
   // Flat element offset of an access (row-major over the buffer's shape).
   std::string offset(const Access& a) const;
   // The condition under which a read of `a` is inside its tensor ("" when always true).
   std::string in_bounds(const Access& a, const Stmt& s) const;
-  std::string guards(const Stmt& s) const;               // "" when none
+  std::string guards(const Stmt& s) const;  // "" when none
   std::string ctype(DType t) const;
   std::string scalar_read(const Access& a, const Stmt& s) const;  // value, 0 when out of bounds
   void line(const std::string& text);
@@ -68,8 +68,8 @@ class CEmitter {
   CpuCodegenOptions opts_;
   int lanes_ = 8;
   std::ostringstream out_;
-  RangeEnv env_;                     // consts: unrolled copies and vector chunks being printed
-  std::vector<PhaseStep> proven_;    // tests the enclosing stepped loops make true
+  RangeEnv env_;                   // consts: unrolled copies and vector chunks being printed
+  std::vector<PhaseStep> proven_;  // tests the enclosing stepped loops make true
 };
 
 }  // namespace attune::cgen

@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "codegen/c_safe.hpp"
-#include "ir/error.hpp"
 #include "codegen/cpu/c_emitter.hpp"
 #include "codegen/cpu/vector_rules.hpp"
+#include "ir/error.hpp"
 
 namespace attune::cgen {
 

@@ -4,9 +4,9 @@
 
 #include "codegen/c_safe.hpp"
 #include "codegen/codegen_cpu.hpp"
-#include "ir/error.hpp"
-#include "codegen/lowering.hpp"
 #include "codegen/cpu/c_emitter.hpp"
+#include "codegen/lowering.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 
@@ -17,16 +17,24 @@ std::string prelude(int lanes) {
   std::string splat;
   for (int i = 0; i < lanes; ++i) splat += i ? ", x" : "x";
   return "#include <stdint.h>\n#include <stdlib.h>\n\n"
-         "/* Vector helpers: GCC vector extensions, " + std::to_string(lanes) + " f32 lanes. */\n"
-         "typedef float vf __attribute__((vector_size(" + bytes + ")));\n"
-         "typedef int vi __attribute__((vector_size(" + bytes + ")));\n"
+         "/* Vector helpers: GCC vector extensions, " +
+         std::to_string(lanes) +
+         " f32 lanes. */\n"
+         "typedef float vf __attribute__((vector_size(" +
+         bytes +
+         ")));\n"
+         "typedef int vi __attribute__((vector_size(" +
+         bytes +
+         ")));\n"
          "static inline vf vld(const float* p) { vf v; __builtin_memcpy(&v, p, sizeof v); return v; }\n"
          "static inline void vst(float* p, vf v) { __builtin_memcpy(p, &v, sizeof v); }\n"
          // A broadcast spelled as a vector literal: `(vf){0} + x` also broadcasts, but adding
          // +0.0 is not an identity for -0.0, so gcc keeps a scalar add before every broadcast
          // (vaddss + register vbroadcastss instead of one vbroadcastss from memory): a 6x16
          // micro-kernel ran at 66% of its speed for that alone.
-         "static inline vf vbc(float x) { return (vf){" + splat + "}; }\n"
+         "static inline vf vbc(float x) { return (vf){" +
+         splat +
+         "}; }\n"
          "static inline vf vrelu(vf v) { vi m = v > (vf){0}; return (vf)((vi)v & m); }\n\n";
 }
 

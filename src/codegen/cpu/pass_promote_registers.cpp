@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <set>
 
-#include "codegen/lowering.hpp"
 #include "codegen/cpu/vector_rules.hpp"
+#include "codegen/lowering.hpp"
 
 namespace attune {
 

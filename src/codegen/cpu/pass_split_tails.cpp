@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "codegen/lowering.hpp"
 #include "codegen/cpu/range_env.hpp"
+#include "codegen/lowering.hpp"
 
 namespace attune {
 
@@ -95,7 +95,8 @@ void split(const LoopNest& nest, std::vector<Node>& nodes, cgen::RangeEnv& env, 
 
 // Replaces nodes[i], an unrolled loop, by its one-iteration copies, each split at its constant;
 // returns the index of the last copy.
-std::size_t split_copies(const LoopNest& nest, std::vector<Node>& nodes, std::size_t i, cgen::RangeEnv& env, int depth) {
+std::size_t split_copies(const LoopNest& nest, std::vector<Node>& nodes, std::size_t i, cgen::RangeEnv& env,
+                         int depth) {
   const Node loop = nodes[i];
   std::vector<Node> copies;
   for (std::int64_t k = 0; k < loop.extent; ++k) {

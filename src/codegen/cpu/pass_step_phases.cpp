@@ -48,7 +48,9 @@ std::optional<PhaseStep> phase_of(const Node& loop, const std::vector<std::strin
   for (const Stmt* s : stmts)
     if (s->kind != StmtKind::update) return std::nullopt;
 
-  auto outside = [&](const std::string& v) { return std::find(enclosing.begin(), enclosing.end(), v) != enclosing.end(); };
+  auto outside = [&](const std::string& v) {
+    return std::find(enclosing.begin(), enclosing.end(), v) != enclosing.end();
+  };
   for (const auto& a : stmts.front()->srcs) {
     for (const auto& e : a.index) {
       if (e.divisor == 1) continue;

@@ -10,8 +10,8 @@
 // channels in NCHW, say) still counts when its source is: the source is read as one vector and
 // its lanes are stored one by one (Stmt::scatter). The accumulators can then stay in registers;
 // only the write-back, once per tile, is scalar.
-#include "codegen/lowering.hpp"
 #include "codegen/cpu/vector_rules.hpp"
+#include "codegen/lowering.hpp"
 
 namespace attune {
 

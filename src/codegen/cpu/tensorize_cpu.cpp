@@ -3,16 +3,16 @@
 // blocks of `cols` column tiles of `lanes`, rows x cols register accumulators over every
 // reduction, and guarded lane stores. The block loops are constant-trip C loops that gcc -O3
 // unrolls, so the accumulators stay in registers (the search bounds rows x cols to fit them).
-#include "codegen/codegen_cpu_tensorize.hpp"
 #include "codegen/codegen_cpu.hpp"
+#include "codegen/codegen_cpu_tensorize.hpp"
 
 #include <sstream>
 
 #include "codegen/c_safe.hpp"
-#include "ir/error.hpp"
-#include "schedule/schedule.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
+#include "ir/error.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune {
 
@@ -232,7 +232,8 @@ Artifact lower_cpu_tensorized(const TensorizePlan& plan, const std::vector<std::
   const std::string body = e.kernel();
   std::ostringstream os;
   os << "/* attune tensorized kernel: " << comment_safe(plan.op.name.empty() ? "op" : plan.op.name) << "\n *\n"
-     << c_comment_lines(print_spec(plan.op)) << " *\n" << c_comment_lines(plan.str()) << " *\n"
+     << c_comment_lines(print_spec(plan.op)) << " *\n"
+     << c_comment_lines(plan.str()) << " *\n"
      << c_comment_lines("step: " + to_json(plan.step()).dump()) << " */\n";
   os << "#include <immintrin.h>\n#include <stdint.h>\n#include <string.h>\n\n" << body;
   Artifact a;

@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "codegen/codegen_cuda.hpp"
-#include "ir/error.hpp"
 #include "codegen/gpu_bundle.hpp"
+#include "ir/error.hpp"
 
 namespace attune {
 
@@ -34,7 +34,8 @@ std::vector<std::string> write_gpu_bundle(const std::string& dir, const std::vec
   std::string manifest = "# id | op spec | intrinsic | mapping (written by `attune gpu-bundle`)\n";
   for (const auto& p : plans) {
     std::string id = cuda_kernel_name(p);
-    for (int n = 2; std::find(ids.begin(), ids.end(), id) != ids.end(); ++n) id = cuda_kernel_name(p) + "_" + std::to_string(n);
+    for (int n = 2; std::find(ids.begin(), ids.end(), id) != ids.end(); ++n)
+      id = cuda_kernel_name(p) + "_" + std::to_string(n);
     CudaCodegenOptions o;
     o.name = id;
     write(fs::path(dir) / (id + ".cu"), lower_cuda(p, o).source);

@@ -7,22 +7,22 @@
 #include <sstream>
 
 #include "codegen/c_safe.hpp"
-#include "ir/error.hpp"
-#include "schedule/schedule.hpp"
-#include "ir/names.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/tensorize/code_writer.hpp"
 #include "codegen/tensorize/index_c.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
+#include "schedule/schedule.hpp"
 
 namespace attune {
 
 namespace {
 
+using cuda::ctype;
+using cuda::zero_of;
 using tgen::decompose;
 using tgen::flat_offset;
 using tgen::read_guard;
-using cuda::ctype;
-using cuda::zero_of;
 
 const Access& access_of(const Op& op, const std::string& tensor) {
   for (const auto& in : op.inputs)
@@ -32,11 +32,11 @@ const Access& access_of(const Op& op, const std::string& tensor) {
 
 // Block geometry derived from the intrinsic's tile and the options.
 struct Geometry {
-  int tm, tn, tk;   // intrinsic tile
-  int wm, wn;       // warps per block
-  int fm, fn;       // intrinsic tiles per warp
-  int ksteps;       // intrinsic k-steps per staged K slice
-  int pad;          // shared-memory row padding (elements): 16 bytes keeps wmma's alignment
+  int tm, tn, tk;  // intrinsic tile
+  int wm, wn;      // warps per block
+  int fm, fn;      // intrinsic tiles per warp
+  int ksteps;      // intrinsic k-steps per staged K slice
+  int pad;         // shared-memory row padding (elements): 16 bytes keeps wmma's alignment
   int bm() const { return wm * fm * tm; }
   int bn() const { return wn * fn * tn; }
   int bk() const { return ksteps * tk; }
@@ -46,8 +46,7 @@ struct Geometry {
 
 class Emitter : private tgen::CodeWriter {
  public:
-  Emitter(const TensorizePlan& p, const CudaCodegenOptions& o, std::string id)
-      : p_(p), op_(p.op), id_(std::move(id)) {
+  Emitter(const TensorizePlan& p, const CudaCodegenOptions& o, std::string id) : p_(p), op_(p.op), id_(std::move(id)) {
     const std::string& k = p.intrinsic.emit_kind;
     if (k != "mma_sync" && k != "wmma")
       throw Error("the CUDA backend cannot emit intrinsic kind '" + k + "' (" + p.intrinsic.name + ")");
@@ -118,8 +117,8 @@ class Emitter : private tgen::CodeWriter {
     lines(decompose(op_, p_.outer_spatial, "z_", IT));
     declare_acc();
     for (const auto& v : p_.outer_reduction)
-      open("for (" + IT + " " + tgen::cvar(v) + " = 0; " + tgen::cvar(v) + " < " +
-           std::to_string(op_.var(v).extent) + "; ++" + tgen::cvar(v) + ") {");
+      open("for (" + IT + " " + tgen::cvar(v) + " = 0; " + tgen::cvar(v) + " < " + std::to_string(op_.var(v).extent) +
+           "; ++" + tgen::cvar(v) + ") {");
     open("for (" + IT + " k0_ = 0; k0_ < " + std::to_string(p_.k.extent) + "; k0_ += " + BK + ") {");
     stage(p_.a_tensor, "As", p_.m, "m0_", /*row_fastest=*/false);
     stage(p_.b_tensor, "Bs", p_.n, "n0_", /*row_fastest=*/true);
@@ -164,8 +163,8 @@ class Emitter : private tgen::CodeWriter {
       line("float acc_[" + FM + "][" + FN + "][4] = {};");
       return;
     }
-    line("nvcuda::wmma::fragment<nvcuda::wmma::accumulator, " + shape() + ", " + ctype(acc_t_) + "> acc_[" + FM +
-         "][" + FN + "];");
+    line("nvcuda::wmma::fragment<nvcuda::wmma::accumulator, " + shape() + ", " + ctype(acc_t_) + "> acc_[" + FM + "][" +
+         FN + "];");
     line("for (int i_ = 0; i_ < " + FM + "; ++i_)");
     line("  for (int j_ = 0; j_ < " + FN + "; ++j_) nvcuda::wmma::fill_fragment(acc_[i_][j_], 0);");
   }
@@ -215,10 +214,13 @@ class Emitter : private tgen::CodeWriter {
     close();
     line("for (int i_ = 0; i_ < " + FM + "; ++i_)");
     open("  for (int j_ = 0; j_ < " + FN + "; ++j_) {");
-    line("asm volatile(\"" + p_.intrinsic.emit.value("ptx", std::string("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")) +
+    line("asm volatile(\"" +
+         p_.intrinsic.emit.value("ptx", std::string("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")) +
          " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"");
     line("    : \"+f\"(acc_[i_][j_][0]), \"+f\"(acc_[i_][j_][1]), \"+f\"(acc_[i_][j_][2]), \"+f\"(acc_[i_][j_][3])");
-    line("    : \"r\"(a_[i_][0]), \"r\"(a_[i_][1]), \"r\"(a_[i_][2]), \"r\"(a_[i_][3]), \"r\"(b_[j_][0]), \"r\"(b_[j_][1]));");
+    line(
+        "    : \"r\"(a_[i_][0]), \"r\"(a_[i_][1]), \"r\"(a_[i_][2]), \"r\"(a_[i_][3]), \"r\"(b_[j_][0]), "
+        "\"r\"(b_[j_][1]));");
     close();
     close();
   }
@@ -257,7 +259,8 @@ class Emitter : private tgen::CodeWriter {
     open("for (int e_ = lane_; e_ < " + std::to_string(g_.tm * g_.tn) + "; e_ += 32) {");
     line("const " + IT + " fm_ = m0_ + wm_ * " + std::to_string(g_.fm * g_.tm) + " + i_ * " + std::to_string(g_.tm) +
          " + e_ / " + TN + ";");
-    line("const " + IT + " fn_ = n0_ + wn_ * " + std::to_string(g_.fn * g_.tn) + " + j_ * " + TN + " + e_ % " + TN + ";");
+    line("const " + IT + " fn_ = n0_ + wn_ * " + std::to_string(g_.fn * g_.tn) + " + j_ * " + TN + " + e_ % " + TN +
+         ";");
     line("const " + ctype(acc_t_) + " v_acc_ = Cs[warp_][e_];");
     store_element("v_acc_");
     close();
@@ -312,7 +315,8 @@ Artifact lower_cuda(const TensorizePlan& plan, const CudaCodegenOptions& options
   std::ostringstream os;
   os << "// attune CUDA kernel " << id << "\n//\n"
      << c_comment_lines(print_spec(plan.op), "// ") << "//\n"
-     << c_comment_lines(plan.str(), "// ") << "//\n" << c_comment_lines("step: " + to_json(plan.step()).dump(), "// ");
+     << c_comment_lines(plan.str(), "// ") << "//\n"
+     << c_comment_lines("step: " + to_json(plan.step()).dump(), "// ");
   os << body;
   Artifact a;
   a.language = "cuda";

@@ -5,12 +5,12 @@
 
 #include "codegen/c_safe.hpp"
 #include "codegen/codegen_cuda.hpp"
-#include "ir/error.hpp"
-#include "ir/names.hpp"
-#include "codegen/gpu_bundle.hpp"
 #include "codegen/cuda/cuda_types.hpp"
 #include "codegen/cuda/vendor_match.hpp"
+#include "codegen/gpu_bundle.hpp"
 #include "codegen/tensorize/index_c.hpp"
+#include "ir/error.hpp"
+#include "ir/names.hpp"
 
 namespace attune {
 
@@ -96,7 +96,8 @@ class Harness {
   std::string input_params() const {
     std::string s;
     for (const auto& t : op_.tensors)
-      if (t.name != op_.output.tensor) s += (s.empty() ? "" : ", ") + std::string("const ") + ctype(t.dtype) + "* " + t.name;
+      if (t.name != op_.output.tensor)
+        s += (s.empty() ? "" : ", ") + std::string("const ") + ctype(t.dtype) + "* " + t.name;
     return s;
   }
   std::string input_args() const {
@@ -175,7 +176,8 @@ class Harness {
     os_ << "  std::printf(\"RESULT|%s|%s|%d|%.4f|%.2f|%s|%.4f|%.2f|%.3g|%s\\n\", "
         << c_string_literal(op_.name.empty() ? "op" : op_.name) << ", " << c_string_literal(p_.intrinsic.name) << ", "
         << p_.mapping_number
-        << ", ms, flops / (ms * 1e-3) / 1e12, vendor, vendor_ms, vendor_ms > 0 ? flops / (vendor_ms * 1e-3) / 1e12 : 0.0,"
+        << ", ms, flops / (ms * 1e-3) / 1e12, vendor, vendor_ms, vendor_ms > 0 ? flops / (vendor_ms * 1e-3) / 1e12 : "
+           "0.0,"
         << " rel_err, ok ? \"OK\" : \"FAIL\");\n";
     os_ << "  return ok ? 0 : 1;\n}\n";
   }
@@ -191,10 +193,11 @@ class Harness {
       const std::string scal = is_int ? "int" : "float";
       os_ << "  {  // cuBLAS on the same shapes: row-major C = A B is column-major C^T = B^T A^T\n";
       os_ << "    cublasHandle_t h;\n    if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {\n";
-      os_ << "      void* d_vendor = nullptr;\n      CK(cudaMalloc(&d_vendor, h_" << C << ".size() * sizeof(h_" << C << "[0])));\n";
+      os_ << "      void* d_vendor = nullptr;\n      CK(cudaMalloc(&d_vendor, h_" << C << ".size() * sizeof(h_" << C
+          << "[0])));\n";
       os_ << "      const " << scal << " alpha = 1, beta = 0;\n";
-      os_ << "      auto run = [&] { return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, " << g.n << ", " << g.m << ", " << g.k
-          << ", &alpha, d_" << B << ", " << in_t << ", " << g.n << ", d_" << A << ", " << in_t << ", " << g.k
+      os_ << "      auto run = [&] { return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, " << g.n << ", " << g.m << ", "
+          << g.k << ", &alpha, d_" << B << ", " << in_t << ", " << g.n << ", d_" << A << ", " << in_t << ", " << g.k
           << ", &beta, d_vendor, " << out_t << ", " << g.n << ", " << comp << ", CUBLAS_GEMM_DEFAULT); };\n";
       os_ << "      if (run() == CUBLAS_STATUS_SUCCESS) {\n        vendor = \"cuBLAS\";\n"
              "        vendor_ms = time_ms([&] { run(); });\n      }\n";
@@ -210,14 +213,15 @@ class Harness {
              "      cudnnConvolutionDescriptor_t cd;\n";
       os_ << "      cudnnCreateTensorDescriptor(&xd);\n      cudnnCreateTensorDescriptor(&yd);\n"
              "      cudnnCreateFilterDescriptor(&wd);\n      cudnnCreateConvolutionDescriptor(&cd);\n";
-      os_ << "      cudnnSetTensor4dDescriptor(xd, " << fmt << ", CUDNN_DATA_HALF, " << c.n << ", " << c.c << ", " << c.h
-          << ", " << c.w << ");\n";
-      os_ << "      cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, " << fmt << ", " << c.k << ", " << c.c << ", " << c.r
-          << ", " << c.s << ");\n";
+      os_ << "      cudnnSetTensor4dDescriptor(xd, " << fmt << ", CUDNN_DATA_HALF, " << c.n << ", " << c.c << ", "
+          << c.h << ", " << c.w << ");\n";
+      os_ << "      cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, " << fmt << ", " << c.k << ", " << c.c << ", "
+          << c.r << ", " << c.s << ");\n";
       os_ << "      cudnnSetConvolution2dDescriptor(cd, " << c.pad_h << ", " << c.pad_w << ", " << c.stride_h << ", "
           << c.stride_w << ", " << c.dil_h << ", " << c.dil_w << ", CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);\n";
       os_ << "      cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH);\n";
-      os_ << "      int on, oc, oh, ow;\n      cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow);\n";
+      os_ << "      int on, oc, oh, ow;\n      cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, "
+             "&ow);\n";
       os_ << "      cudnnSetTensor4dDescriptor(yd, " << fmt << ", CUDNN_DATA_HALF, on, oc, oh, ow);\n";
       os_ << "      cudnnConvolutionFwdAlgoPerf_t perf[8];\n      int found = 0;\n";
       os_ << "      cudnnGetConvolutionForwardAlgorithm_v7(h, xd, wd, cd, yd, 8, &found, perf);\n";
@@ -256,8 +260,10 @@ std::string cuda_harness(const TensorizePlan& plan, const std::string& id, const
   check_c_names(plan.op);
   if (!is_c_identifier(id)) throw Error("CUDA kernel name '" + comment_safe(id) + "' is not a C identifier");
   // An #include's file name takes no escapes: accept only names that need none.
-  const bool plain_file = !kernel_file.empty() && kernel_file.find_first_not_of(
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") == std::string::npos;
+  const bool plain_file =
+      !kernel_file.empty() &&
+      kernel_file.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") ==
+          std::string::npos;
   if (!plain_file) throw Error("kernel file name '" + comment_safe(kernel_file) + "' cannot be #included");
   return Harness(plan, id).source(kernel_file);
 }

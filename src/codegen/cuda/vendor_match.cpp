@@ -21,8 +21,7 @@ std::optional<std::vector<std::string>> vars_of(const Access& a) {
 // `out * stride + red * dilation - pad`: the sliding-window index of one spatial dimension.
 bool window(const AffineExpr& e, const std::string& out, const std::string& red, std::int64_t& stride,
             std::int64_t& dil, std::int64_t& pad) {
-  if (e.divisor != 1 || e.terms.size() != 2 || e.coeff(out) <= 0 || e.coeff(red) <= 0 || e.constant > 0)
-    return false;
+  if (e.divisor != 1 || e.terms.size() != 2 || e.coeff(out) <= 0 || e.coeff(red) <= 0 || e.constant > 0) return false;
   stride = e.coeff(out);
   dil = e.coeff(red);
   pad = -e.constant;
@@ -52,7 +51,8 @@ std::optional<Conv2dShape> match_conv2d(const Op& op) {
     n = (*ov)[0], k = (*ov)[1], p = (*ov)[2], q = (*ov)[3];
     c = (*wv)[1], r = (*wv)[2], sv = (*wv)[3];
     if (in.index[0].as_single_var() != n || in.index[1].as_single_var() != c) return std::nullopt;
-    if (!window(in.index[2], p, r, s.stride_h, s.dil_h, s.pad_h) || !window(in.index[3], q, sv, s.stride_w, s.dil_w, s.pad_w))
+    if (!window(in.index[2], p, r, s.stride_h, s.dil_h, s.pad_h) ||
+        !window(in.index[3], q, sv, s.stride_w, s.dil_w, s.pad_w))
       return std::nullopt;
     s.h = I.shape[2], s.w = I.shape[3];
   } else if ((*wv)[3] == (*ov)[3]) {  // NHWC: W[r, s, c, k]
@@ -60,7 +60,8 @@ std::optional<Conv2dShape> match_conv2d(const Op& op) {
     n = (*ov)[0], p = (*ov)[1], q = (*ov)[2], k = (*ov)[3];
     r = (*wv)[0], sv = (*wv)[1], c = (*wv)[2];
     if (in.index[0].as_single_var() != n || in.index[3].as_single_var() != c) return std::nullopt;
-    if (!window(in.index[1], p, r, s.stride_h, s.dil_h, s.pad_h) || !window(in.index[2], q, sv, s.stride_w, s.dil_w, s.pad_w))
+    if (!window(in.index[1], p, r, s.stride_h, s.dil_h, s.pad_h) ||
+        !window(in.index[2], q, sv, s.stride_w, s.dil_w, s.pad_w))
       return std::nullopt;
     s.h = I.shape[1], s.w = I.shape[2];
   } else {

@@ -95,8 +95,11 @@ class Emitter {
 
   // The whole tile loop over one accumulator tile (reset and ALU share this form).
   VtaLoop tile_loop(std::int64_t t) const {
-    return {.uop_bgn = uop_base(t), .uop_end = uop_base(t) + 1, .iter_out = u32(s_.acc_tile),
-            .dst_factor_out = 1, .src_factor_out = 1};
+    return {.uop_bgn = uop_base(t),
+            .uop_end = uop_base(t) + 1,
+            .iter_out = u32(s_.acc_tile),
+            .dst_factor_out = 1,
+            .src_factor_out = 1};
   }
 
   void group(const std::vector<Tile>& tiles, bool first, bool last) {
@@ -132,14 +135,21 @@ class Emitter {
         dmas.push_back({VtaMemType::inp,
                         {.sram_base = u32(inp_base(t) + (b * s_.tci + ci) * s_.plane),
                          .dram_base = u32(inp0 + (plane * p.h + ih0 + yp0) * p.w + iw0 + xp0),
-                         .y_size = u32(ys), .x_size = u32(xs), .x_stride = u32(p.w),
-                         .y_pad_0 = u32(yp0), .y_pad_1 = u32(yp1), .x_pad_0 = u32(xp0), .x_pad_1 = u32(xp1)}});
+                         .y_size = u32(ys),
+                         .x_size = u32(xs),
+                         .x_stride = u32(p.w),
+                         .y_pad_0 = u32(yp0),
+                         .y_pad_1 = u32(yp1),
+                         .x_pad_0 = u32(xp0),
+                         .x_pad_1 = u32(xp1)}});
       }
     const std::int64_t rs = p.r * p.s, wgt0 = std::int64_t(img_.wgt_off / cfg_.wgt_elem_bytes());
     dmas.push_back({VtaMemType::wgt,
                     {.sram_base = wgt_base(t),
                      .dram_base = u32(wgt0 + (x.co0 * s_.tco * s_.cb + ch * s_.tci) * rs),
-                     .y_size = u32(s_.tco), .x_size = u32(s_.tci * rs), .x_stride = u32(s_.cb * rs)}});
+                     .y_size = u32(s_.tco),
+                     .x_size = u32(s_.tci * rs),
+                     .x_stride = u32(s_.cb * rs)}});
     for (std::size_t i = 0; i < dmas.size(); ++i)
       b_.load(dmas[i].first, dmas[i].second,
               {.pop_next = i == 0 && issued_ >= s_.threads, .push_next = i + 1 == dmas.size()});
@@ -149,10 +159,14 @@ class Emitter {
     const VtaProblem& p = s_.p;
     // A loop of one iteration gets zero factors: nothing steps, and no field can overflow.
     const bool ci_loop = s_.tci > 1, r_loop = p.r > 1;
-    b_.gemm({.uop_bgn = uop_base(t) + 1, .uop_end = uop_base(t) + u32(s_.thread_uops),
-             .iter_out = u32(s_.tci), .iter_in = u32(p.r),
-             .src_factor_out = ci_loop ? u32(s_.plane) : 0, .src_factor_in = r_loop ? u32(s_.in_tw) : 0,
-             .wgt_factor_out = ci_loop ? u32(p.r * p.s) : 0, .wgt_factor_in = r_loop ? u32(p.s) : 0},
+    b_.gemm({.uop_bgn = uop_base(t) + 1,
+             .uop_end = uop_base(t) + u32(s_.thread_uops),
+             .iter_out = u32(s_.tci),
+             .iter_in = u32(p.r),
+             .src_factor_out = ci_loop ? u32(s_.plane) : 0,
+             .src_factor_in = r_loop ? u32(s_.in_tw) : 0,
+             .wgt_factor_out = ci_loop ? u32(p.r * p.s) : 0,
+             .wgt_factor_in = r_loop ? u32(p.s) : 0},
             {.pop_prev = true, .push_prev = issued_ + s_.threads < total_loads_, .push_next = last_chunk});
     ++issued_;
   }
@@ -168,13 +182,17 @@ class Emitter {
         // Whole output rows: each channel's th rows are contiguous, one DMA row per channel.
         dmas.push_back({.sram_base = u32(acc_base(t) + b * s_.tco * s_.th * s_.tw),
                         .dram_base = u32(out0 + (row * p.oh + x.h0 * s_.th) * p.ow),
-                        .y_size = u32(s_.tco), .x_size = u32(s_.th * p.ow), .x_stride = u32(p.oh * p.ow)});
+                        .y_size = u32(s_.tco),
+                        .x_size = u32(s_.th * p.ow),
+                        .x_stride = u32(p.oh * p.ow)});
         continue;
       }
       for (std::int64_t co = 0; co < s_.tco; ++co)
         dmas.push_back({.sram_base = u32(acc_base(t) + (b * s_.tco + co) * s_.th * s_.tw),
                         .dram_base = u32(out0 + ((row + co) * p.oh + x.h0 * s_.th) * p.ow + x.w0 * s_.tw),
-                        .y_size = u32(s_.th), .x_size = u32(s_.tw), .x_stride = u32(p.ow)});
+                        .y_size = u32(s_.th),
+                        .x_size = u32(s_.tw),
+                        .x_stride = u32(p.ow)});
     }
     for (std::size_t i = 0; i < dmas.size(); ++i)
       b_.store(dmas[i], {.pop_prev = i == 0, .push_prev = signal && i + 1 == dmas.size()});
@@ -207,12 +225,16 @@ nlohmann::json plan_features(const Plan& s, const VtaConfig& cfg) {
           {"chunks", s.chunks},
           {"kernel_uops", s.kernel_uops},
           {"uops", s.total_uops()},
-          {"peak_entries", {{"uop", s.total_uops()}, {"inp", s.threads * s.inp_tile},
-                            {"wgt", s.threads * s.wgt_tile}, {"acc", s.threads * s.acc_tile}}},
-          {"peak_share", {{"uop", share(s.total_uops(), cfg.uop_depth())},
-                          {"inp", share(s.threads * s.inp_tile, cfg.inp_depth())},
-                          {"wgt", share(s.threads * s.wgt_tile, cfg.wgt_depth())},
-                          {"acc", share(s.threads * s.acc_tile, cfg.acc_depth())}}}};
+          {"peak_entries",
+           {{"uop", s.total_uops()},
+            {"inp", s.threads * s.inp_tile},
+            {"wgt", s.threads * s.wgt_tile},
+            {"acc", s.threads * s.acc_tile}}},
+          {"peak_share",
+           {{"uop", share(s.total_uops(), cfg.uop_depth())},
+            {"inp", share(s.threads * s.inp_tile, cfg.inp_depth())},
+            {"wgt", share(s.threads * s.wgt_tile, cfg.wgt_depth())},
+            {"acc", share(s.threads * s.acc_tile, cfg.acc_depth())}}}};
 }
 
 // Counts read from the instruction stream (straight-line, so static counts are executed counts).
@@ -245,7 +267,8 @@ std::optional<std::string> encoding_problem(const VtaProgram& prog, const std::v
   for (std::size_t i = 0; i < uops.size(); ++i)
     if (auto e = vta_encoding_error(uops[i])) return "micro-op " + std::to_string(i) + ": " + *e;
   for (std::size_t i = 0; i < prog.insns.size(); ++i)
-    if (auto e = vta_encoding_error(prog.insns[i])) return "instruction " + std::to_string(i) + " (" + disassemble(prog.insns[i]) + "): " + *e;
+    if (auto e = vta_encoding_error(prog.insns[i]))
+      return "instruction " + std::to_string(i) + " (" + disassemble(prog.insns[i]) + "): " + *e;
   return std::nullopt;
 }
 

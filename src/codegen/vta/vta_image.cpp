@@ -100,7 +100,8 @@ void vta_read_output(const Op& op, const VtaCompiled& c, const VtaConfig& cfg, s
           const std::size_t at = std::size_t(entry * B * BO + (n % B) * BO + k % BO);
           std::uint32_t v = 0;
           for (int plane = 0; plane < 4; ++plane)
-            v |= std::uint32_t(dram[c.image.out_off + std::size_t(plane) * c.image.out_plane_bytes + at]) << (8 * plane);
+            v |= std::uint32_t(dram[c.image.out_off + std::size_t(plane) * c.image.out_plane_bytes + at])
+                 << (8 * plane);
           o[((n * p.k + k) * p.oh + y) * p.ow + x] = static_cast<std::int32_t>(v);
         }
 }

@@ -103,8 +103,8 @@ std::optional<Refusal> check_plan(const Plan& s, const VtaConfig& cfg) {
     return in_t <= p.pad || (out - out_t) * p.stride - p.pad >= extent;
   };
   if (all_pad(s.in_th, s.th, p.oh, p.h) || all_pad(s.in_tw, s.tw, p.ow, p.w))
-    return Refusal{"not_expressible", "pad=" + std::to_string(p.pad) +
-                                          " puts a whole input tile in the padding, which no DMA can load"};
+    return Refusal{"not_expressible",
+                   "pad=" + std::to_string(p.pad) + " puts a whole input tile in the padding, which no DMA can load"};
 
   if (auto r = overflow("inp_overflow", "input", s.inp_tile, s.threads, cfg.inp_depth())) return r;
   if (auto r = overflow("wgt_overflow", "weight", s.wgt_tile, s.threads, cfg.wgt_depth())) return r;

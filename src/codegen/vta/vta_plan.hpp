@@ -34,7 +34,7 @@ struct Plan {
 };
 
 struct Refusal {
-  std::string kind;     // "innermost_padding", ...
+  std::string kind;  // "innermost_padding", ...
   std::string message;
 };
 

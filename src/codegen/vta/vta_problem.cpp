@@ -79,8 +79,7 @@ VtaProblem gemm_of(const Op& op) {
   const Access& b = op.inputs[first_is_a ? 1 : 0];
   if (a.index.size() != 2 || b.index.size() != 2) refuse(op, "gemm tensors must be 2-D");
   const std::string k = var_of(a.index[1]);
-  if (var_of(a.index[0]) != m || k.empty() || !op.is_reduction(k) || var_of(b.index[0]) != k ||
-      var_of(b.index[1]) != n)
+  if (var_of(a.index[0]) != m || k.empty() || !op.is_reduction(k) || var_of(b.index[0]) != k || var_of(b.index[1]) != n)
     refuse(op, "the accesses are not C[m, n] += A[m, k] * B[k, n]");
   check_dtypes(op, a, b);
   p.in_tensor = op.tensor_index(a.tensor);

@@ -46,8 +46,8 @@ VtaTimed vta_time(const VtaCompiled& c, const VtaConfig& cfg) {
   t.cycles = r.total_cycles;
   t.error_kind = r.error_kind;
   t.hidden["cycles"] = r.total_cycles;
-  t.hidden["busy_cycles"] = {{"load", r.load_busy_cycles}, {"compute", r.compute_busy_cycles},
-                             {"store", r.store_busy_cycles}};
+  t.hidden["busy_cycles"] = {
+      {"load", r.load_busy_cycles}, {"compute", r.compute_busy_cycles}, {"store", r.store_busy_cycles}};
   if (!r.ok()) {
     t.m.status = Status::runtime_error;
     t.m.error = "vta runtime error (" + std::string(vta_error_kind_name(r.error_kind)) + "): " + r.error;

@@ -104,9 +104,14 @@ SpaceStats vta_space_stats(const Op& op, const VtaConfig& cfg, int max_configs) 
 nlohmann::json SpaceStats::to_json() const {
   nlohmann::json kinds = nlohmann::json::object();
   for (const auto& [k, n] : invalid_by_kind) kinds[k] = n;
-  return {{"op", op},           {"space_size", space_size},  {"evaluated", evaluated},
-          {"valid", valid},     {"invalid_share", invalid_share()}, {"invalid_by_kind", kinds},
-          {"best_cycles", best_cycles}, {"best_knobs", best_knobs}};
+  return {{"op", op},
+          {"space_size", space_size},
+          {"evaluated", evaluated},
+          {"valid", valid},
+          {"invalid_share", invalid_share()},
+          {"invalid_by_kind", kinds},
+          {"best_cycles", best_cycles},
+          {"best_knobs", best_knobs}};
 }
 
 std::string SpaceStats::str() const {
