@@ -6,8 +6,8 @@
 // the same bytes also fill the start of the simulated DRAM, so micro-op loads read them too.
 // The simulator takes its program's size on trust (attune's code generator bounds the loops
 // it emits), so a program is only run when its loops and DMA rows are small, and on a config
-// with small buffers (the default's 450 KiB, zeroed for every run, made 280 runs a second):
-// small buffers also put their ends within reach of the fuzzer's values.
+// with small buffers (the default's 450 KiB, allocated and zeroed for every run, took most of
+// the time): small buffers also put their ends within reach of the fuzzer's values.
 #include <algorithm>
 #include <cstring>
 #include <vector>

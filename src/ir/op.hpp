@@ -32,6 +32,11 @@ DType parse_dtype(std::string_view name);
 std::size_t dtype_size(DType t);
 bool is_float(DType t);
 
+// The largest |coefficient| (and |constant|) of an index expression: the spec parser refuses
+// larger ones, and split refuses a split that would make one, so that index arithmetic over
+// extents stays far from 64-bit overflow.
+inline constexpr std::int64_t kMaxIndexCoefficient = std::int64_t{1} << 40;
+
 // sum(coeff * var) + constant, optionally divided exactly by `divisor` (> 0).
 // Terms keep no zero coefficients and no duplicate variables; their order is the order in which
 // the variables were written (it only matters for printing).

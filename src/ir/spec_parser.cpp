@@ -25,7 +25,6 @@ using ir::SrcPos;
 using ir::Tok;
 using ir::Token;
 
-constexpr std::int64_t kMaxCoeff = std::int64_t{1} << 40;        // |coefficient| and |constant|
 constexpr std::int64_t kMaxNumel = std::int64_t{1} << 40;        // elements of one tensor
 constexpr __int128 kMaxDomain = static_cast<__int128>(1) << 62;  // points of the iteration domain
 // Parentheses and unary minuses recurse: bound them so that no input can exhaust the stack.
@@ -208,7 +207,8 @@ class SpecParser {
   // ---- index expressions: sum := term (('+'|'-') term)*; term := '-' term | factor ('*' factor
   // | '/' INT)*; factor := INT | NAME | '(' sum ')' ----
   static std::int64_t checked(__int128 v, SrcPos p) {
-    if (v > kMaxCoeff || v < -kMaxCoeff) spec_error(p, "index expression has a coefficient beyond 2^40");
+    if (v > kMaxIndexCoefficient || v < -kMaxIndexCoefficient)
+      spec_error(p, "index expression has a coefficient beyond 2^40");
     return static_cast<std::int64_t>(v);
   }
 

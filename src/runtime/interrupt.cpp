@@ -59,18 +59,31 @@ extern "C" void on_signal(int sig) {
   errno = saved_errno;
 }
 
+// The self-pipe, made by the first scope and never closed: a handler that loaded its write end
+// just before a scope ended must not write into a descriptor that was closed and reused.
+const int* signal_pipe() {
+  static const int* fds = [] {
+    static int p[2] = {-1, -1};
+    ATTUNE_CHECK(::pipe2(p, O_CLOEXEC) == 0, "a pipe for the signal handler");
+    // The handler must never block on a full pipe; the watcher blocks on an empty one.
+    ::fcntl(p[1], F_SETFL, ::fcntl(p[1], F_GETFL) | O_NONBLOCK);
+    return p;
+  }();
+  return fds;
+}
+
 void watch(int read_fd) {
   for (;;) {
     char byte = kStopWatcher;
     const ssize_t n = ::read(read_fd, &byte, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0 || byte == kStopWatcher) return;
-    kill_children();
+    // A byte an earlier scope's signal left behind finds the flag cleared: nothing to stop.
+    if (g_signal.load() != 0) kill_children();
   }
 }
 
 struct ScopeState {
-  int pipe_fd[2] = {-1, -1};
   struct sigaction previous[2] = {};
   std::thread watcher;
 };
@@ -80,11 +93,11 @@ ScopeState* g_state = nullptr;
 
 InterruptScope::InterruptScope() {
   ATTUNE_CHECK(!g_scope_held.exchange(true), "one InterruptScope at a time");
+  const int* pipe = signal_pipe();
   g_state = new ScopeState;
-  ATTUNE_CHECK(::pipe2(g_state->pipe_fd, O_CLOEXEC) == 0, "a pipe for the signal handler");
   g_signal = 0;
-  g_pipe_write = g_state->pipe_fd[1];
-  g_state->watcher = std::thread(watch, g_state->pipe_fd[0]);
+  g_pipe_write = pipe[1];
+  g_state->watcher = std::thread(watch, pipe[0]);
   struct sigaction sa = {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -96,11 +109,9 @@ InterruptScope::~InterruptScope() {
   for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &g_state->previous[i], nullptr);
   g_pipe_write = -1;
   const char stop = kStopWatcher;
-  while (::write(g_state->pipe_fd[1], &stop, 1) < 0 && errno == EINTR) {
+  while (::write(signal_pipe()[1], &stop, 1) < 0 && errno == EINTR) {
   }
   g_state->watcher.join();
-  ::close(g_state->pipe_fd[0]);
-  ::close(g_state->pipe_fd[1]);
   delete g_state;
   g_state = nullptr;
   g_scope_held = false;

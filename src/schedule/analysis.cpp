@@ -1,5 +1,7 @@
 #include "schedule/analysis.hpp"
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -125,14 +127,26 @@ std::int64_t extent_of_var(const LoopNest& nest, const std::string& var) {
   return 0;
 }
 
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return (a < 0) != (b < 0) ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+}
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return a < 0 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+}
+
 Range range_of(const LoopNest& nest, const AffineExpr& e) {
   Range r{e.constant, e.constant};
   for (const auto& [v, c] : e.terms) {
     const std::int64_t hi = std::max<std::int64_t>(extent_of_var(nest, v) - 1, 0);
     if (c > 0)
-      r.hi += c * hi;
+      r.hi = saturating_add(r.hi, saturating_mul(c, hi));
     else
-      r.lo += c * hi;
+      r.lo = saturating_add(r.lo, saturating_mul(c, hi));
   }
   if (e.divisor != 1) {
     // floor division keeps the bounds ordered; inexact points read zero anyway.

@@ -45,10 +45,15 @@ std::vector<std::string> vars_defined_in(const std::vector<Node>& nodes);
 bool write_separates_iterations(const LoopNest& nest, const Node& loop, const std::vector<AffineExpr>& index);
 
 // Range [lo, hi] of an expression over the loops' variables (bound variables use their extent).
+// Saturates at the int64 limits (a trace's numbers may be anything): still a safe bound.
 struct Range {
   std::int64_t lo = 0, hi = 0;
 };
 Range range_of(const LoopNest& nest, const AffineExpr& e);
+// a * b and a + b clamped to the int64 range, for sizes and bounds computed from a trace's
+// numbers: a size past every limit stays past it instead of wrapping around.
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b);
+std::int64_t saturating_add(std::int64_t a, std::int64_t b);
 std::int64_t extent_of_var(const LoopNest& nest, const std::string& var);  // 0 when unknown
 
 bool is_local(const LoopNest& nest, const std::string& buffer);

@@ -76,8 +76,9 @@ Plan plan(const LoopNest& nest, const Transform& t) {
     return p;
   }
   std::int64_t n = 1;
-  for (const auto& v : p.dims) n *= nest.find_loop(v)->extent;
-  if (n > kMaxLocalElements) p.why = "local buffer would hold " + std::to_string(n) + " elements";
+  for (const auto& v : p.dims) n = saturating_mul(n, nest.find_loop(v)->extent);
+  if (n > kMaxLocalElements)
+    p.why = "local buffer would hold more than " + std::to_string(kMaxLocalElements) + " elements";
   return p;
 }
 

@@ -28,6 +28,7 @@ namespace attune::sched {
 namespace {
 
 constexpr std::int64_t kMaxPackElements = 16 << 20;
+const std::string kTooLarge = "packed buffer would hold more than " + std::to_string(kMaxPackElements) + " elements";
 
 const std::vector<Node>& scope_body(const LoopNest& nest, const std::string& at) {
   return at == "root" ? nest.body : nest.find_loop(at)->body;
@@ -105,9 +106,10 @@ PackPlan plan(const LoopNest& nest, const Transform& t) {
           return p;
         }
         p.ranges.push_back(range_of(nest, e));
-        n *= p.ranges.back().hi - p.ranges.back().lo + 1;
+        const Range& r = p.ranges.back();
+        n = saturating_mul(n, saturating_add(saturating_add(r.hi, saturating_mul(r.lo, -1)), 1));
       }
-      if (n > kMaxPackElements) p.why = "packed buffer would hold " + std::to_string(n) + " elements";
+      if (n > kMaxPackElements) p.why = kTooLarge;
     }
     return p;
   }
@@ -126,8 +128,8 @@ PackPlan plan(const LoopNest& nest, const Transform& t) {
     p.layout = t.layout;
   }
   std::int64_t n = 1;
-  for (const auto& v : p.layout) n *= nest.find_loop(v)->extent;
-  if (n > kMaxPackElements) p.why = "packed buffer would hold " + std::to_string(n) + " elements";
+  for (const auto& v : p.layout) n = saturating_mul(n, nest.find_loop(v)->extent);
+  if (n > kMaxPackElements) p.why = kTooLarge;
   return p;
 }
 

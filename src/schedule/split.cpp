@@ -2,9 +2,12 @@
 // with loop = sum_i loop.i * prod_{j>i} factors[j].
 //
 // Preconditions: the loop exists and is serial; at least two factors, each in 1..2^40, the
-// inner ones multiplying to at most 2^40; the outermost factor is the smallest that covers the
-// extent (ceil(extent / product of the inner factors)); the new names are free. Tails: when the product exceeds the
-// extent every statement below gets the guard `loop < extent` (the code generator emits it as a condition).
+// inner ones multiplying to at most 2^40 and, times the loop variable's largest coefficient in
+// the expressions below, to at most kMaxIndexCoefficient (the outer piece's coefficient); the
+// outermost factor is the smallest that covers the extent (ceil(extent / product of the inner
+// factors)); the new names are free. Tails: when the product exceeds the extent every statement below gets
+// the guard `loop < extent` (the code generator emits it as a condition).
+#include <algorithm>
 #include <numeric>
 
 #include "ir/error.hpp"
@@ -15,6 +18,27 @@ namespace attune::sched {
 
 namespace {
 std::string piece(const std::string& loop, std::size_t i) { return loop + "." + std::to_string(i); }
+
+// The largest |coefficient| of `var` in the expressions it can appear in: the bindings of
+// `loop` and of the loops below it, and the accesses and guards of the statements below.
+std::int64_t largest_coefficient(const Node& loop, const std::string& var) {
+  std::int64_t most = 0;
+  auto see = [&](const AffineExpr& e) {
+    most = std::max(most, saturating_mul(e.coeff(var), e.coeff(var) < 0 ? -1 : 1));
+  };
+  for (const auto& b : loop.bindings) see(b.base);
+  for (const Node* l : all_loops(loop.body))
+    for (const auto& b : l->bindings) see(b.base);
+  for_each_stmt(loop.body, [&](const Stmt& s, const std::vector<const Node*>&) {
+    for (const auto& e : s.dst.index) see(e);
+    for (const auto& a : s.srcs)
+      for (const auto& e : a.index) see(e);
+    if (s.bias)
+      for (const auto& e : s.bias->index) see(e);
+    for (const auto& g : s.guards) see(g.expr);
+  });
+  return most;
+}
 }  // namespace
 
 Applicability split_check(const LoopNest& nest, const Transform& t) {
@@ -32,6 +56,9 @@ Applicability split_check(const LoopNest& nest, const Transform& t) {
       return Applicability::no("the inner split factors of '" + t.loop + "' multiply to more than 2^40");
     inner *= t.factors[i];
   }
+  if (largest_coefficient(*l, t.loop) > kMaxIndexCoefficient / inner)
+    return Applicability::no("splitting '" + t.loop + "' by " + std::to_string(inner) +
+                             " would make an index coefficient beyond 2^40");
   const std::int64_t want_outer = (l->extent + inner - 1) / inner;
   if (t.factors[0] != want_outer)
     return Applicability::no("outer factor of '" + t.loop + "' must be " + std::to_string(want_outer) + " (extent " +

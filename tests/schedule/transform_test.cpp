@@ -36,13 +36,23 @@ TEST(Refusals, Split) {
   EXPECT_EQ(refusal(p, Transform::split("m", {3, 4})), "loop 'm' is parallel; split before annotating");
 }
 
-TEST(Refusals, FuseBeyond2To40Iterations) {
+// Traces may come from anywhere: no numbers they hold may overflow what the transformations
+// compute (fuzz/corpus/trace_replay/regression-*).
+TEST(Refusals, NumbersThatWouldOverflow) {
   LoopNest n = initial_nest(gemm());
   n = apply(n, Transform::split("m", {1, std::int64_t{1} << 40}));
   n = apply(n, Transform::split("n", {1, std::int64_t{1} << 40}));
+  // Sizes are computed saturating, then refused by their limits.
+  EXPECT_EQ(refusal(n, Transform::cache_write("C", "m.0")), "local buffer would hold more than 1048576 elements");
+  EXPECT_EQ(refusal(n, Transform::pack("B", "m.0")), "packed buffer would hold more than 16777216 elements");
   n = apply(n, Transform::fuse("m.1"));  // m.1 (2^40) with n.0 (1)
   EXPECT_EQ(refusal(n, Transform::fuse("m.1_n.0")),
             "fusing 'm.1_n.0' and 'n.1' would make a loop of more than 2^40 iterations");
+  // A split multiplies the loop variable's coefficients by its inner factors.
+  const LoopNest strided = initial_nest(parse_spec("tensor A[64] f32; tensor O[32] f32; O[i] += A[2*i]"));
+  EXPECT_EQ(refusal(strided, Transform::split("i", {1, std::int64_t{1} << 40})),
+            "splitting 'i' by 1099511627776 would make an index coefficient beyond 2^40");
+  EXPECT_EQ(refusal(strided, Transform::split("i", {1, std::int64_t{1} << 39})), "applicable");
 }
 
 TEST(Refusals, ParallelAndVectorizeRefuseAReduction) {
