@@ -73,7 +73,9 @@ std::string c_string_literal(std::string_view text) {
 }
 
 void check_c_names(const Op& op) {
-  for (const auto& t : op.tensors)
+  std::vector<Tensor> all = op.tensors;
+  all.insert(all.end(), op.locals.begin(), op.locals.end());
+  for (const auto& t : all)
     if (auto why = tensor_name_problem(t.name))
       throw Error("tensor name '" + comment_safe(t.name) + "' " + *why + "; it cannot appear in generated code");
 }

@@ -334,6 +334,7 @@ void evaluate(const Op& op, std::vector<Buffer>& tensors) {
       throw Error("evaluate: tensor '" + t.name + "' is " + shape_str(t.dtype, t.shape) + " but its buffer is " +
                   shape_str(tensors[i].dtype(), tensors[i].shape()));
   }
+  if (op.multi_stage()) return evaluate_stages(op, tensors);
   Buffer& out = tensors[op.tensor_index(op.output.tensor)];
   if (is_float(op.accum_dtype())) {
     std::vector<double> acc(static_cast<std::size_t>(out.numel()), 0.0);

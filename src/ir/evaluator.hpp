@@ -15,6 +15,8 @@ namespace attune {
 
 // `tensors` holds one Buffer per op tensor (op.tensors order), e.g. from make_buffers().
 // The output buffer is overwritten. Throws Error on shape or dtype mismatch.
+// A multi-stage op (Op::stages) is computed by evaluate_stages (stage_evaluator.cpp).
 void evaluate(const Op& op, std::vector<Buffer>& tensors);
+void evaluate_stages(const Op& op, std::vector<Buffer>& tensors);
 
 }  // namespace attune

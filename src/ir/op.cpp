@@ -60,10 +60,18 @@ std::vector<std::string> Op::reduction_vars() const {
   return r;
 }
 
+const Tensor* Op::find_tensor(std::string_view n) const {
+  for (const auto* list : {&tensors, &locals})
+    for (const auto& t : *list)
+      if (t.name == n) return &t;
+  return nullptr;
+}
+
 std::vector<std::string> Op::input_tensors() const {
   std::vector<std::string> r;
   for (const auto& t : tensors) {
     bool read = std::any_of(inputs.begin(), inputs.end(), [&](const Access& a) { return a.tensor == t.name; });
+    for (const auto& st : stages) for_each_read(st.value, [&](const Access& a) { read = read || a.tensor == t.name; });
     if (epilogue.bias && epilogue.bias->tensor == t.name) read = true;
     if (read) r.push_back(t.name);
   }
@@ -71,6 +79,11 @@ std::vector<std::string> Op::input_tensors() const {
 }
 
 std::int64_t Op::macs() const {
+  if (multi_stage()) {
+    std::int64_t n = 0;
+    for (const auto& st : stages) n += st.domain_points();
+    return n;
+  }
   std::int64_t n = 1;
   for (const auto& v : vars) n *= v.extent;
   return n;

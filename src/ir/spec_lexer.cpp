@@ -2,7 +2,9 @@
 // context it knows: after `op` at the start of a statement comes a free-form label.
 #include "spec_lexer.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "ir/error.hpp"
 
@@ -47,10 +49,11 @@ class Lexer {
         lex_ident(at);
       } else if (is_digit(c)) {
         lex_integer(at);
-      } else if (c == '+' && i_ + 1 < s_.size() && s_[i_ + 1] == '=') {
+      } else if (auto two = two_char_token(); two != Tok::eof) {
+        std::string text(s_.substr(i_, 2));
         advance();
         advance();
-        push(Tok::plus_eq, "+=", at);
+        push(two, text, at);
       } else {
         Tok k;
         switch (c) {
@@ -64,6 +67,8 @@ class Lexer {
           case '*': k = Tok::star; break;
           case '/': k = Tok::slash; break;
           case '<': k = Tok::less; break;
+          case '>': k = Tok::greater; break;
+          case '=': k = Tok::assign; break;
           default: spec_error(at, "unexpected character " + show_char(c));
         }
         advance();
@@ -73,6 +78,19 @@ class Lexer {
   }
 
  private:
+  // +=, <=, >=, ==, != at the cursor; eof when none.
+  Tok two_char_token() const {
+    if (i_ + 1 >= s_.size() || s_[i_ + 1] != '=') return Tok::eof;
+    switch (s_[i_]) {
+      case '+': return Tok::plus_eq;
+      case '<': return Tok::less_eq;
+      case '>': return Tok::greater_eq;
+      case '=': return Tok::equal;
+      case '!': return Tok::not_equal;
+      default: return Tok::eof;
+    }
+  }
+
   static std::string show_char(char c) {
     auto u = static_cast<unsigned char>(c);
     if (u > ' ' && u < 127) return std::string("'") + c + "'";
@@ -138,9 +156,39 @@ class Lexer {
       }
       advance();
     }
+    if (fraction_or_exponent_follows()) return lex_number(b, at);
     std::string text(s_.substr(b, i_ - b));
     if (too_big) spec_error(at, "integer " + text + " is too large (at most " + std::to_string(kMaxLiteral) + ")");
     push(Tok::integer, text, at, v);
+    out_.back().number = static_cast<double>(v);
+  }
+
+  bool digit_at(std::size_t j) const { return j < s_.size() && is_digit(s_[j]); }
+  bool fraction_or_exponent_follows() const {
+    if (i_ >= s_.size()) return false;
+    if (s_[i_] == '.') return digit_at(i_ + 1);
+    if (s_[i_] != 'e' && s_[i_] != 'E') return false;
+    return digit_at(i_ + 1) || ((i_ + 1 < s_.size() && (s_[i_ + 1] == '-' || s_[i_ + 1] == '+')) && digit_at(i_ + 2));
+  }
+
+  // digits [. digits] [e [+-] digits], the integer part already consumed from b.
+  void lex_number(std::size_t b, SrcPos at) {
+    if (s_[i_] == '.') {
+      advance();
+      while (digit_at(i_)) advance();
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      advance();
+      if (i_ < s_.size() && (s_[i_] == '-' || s_[i_] == '+')) advance();
+      if (!digit_at(i_)) spec_error(at, "malformed number: exponent without digits");
+      while (digit_at(i_)) advance();
+    }
+    std::string text(s_.substr(b, i_ - b));
+    if (text.size() > 40) spec_error(at, "number " + text.substr(0, 40) + "... is too long");
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (!std::isfinite(v)) spec_error(at, "number " + text + " is out of range");
+    push(Tok::number, text, at);
+    out_.back().number = v;
   }
 
   std::string_view s_;

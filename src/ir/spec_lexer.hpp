@@ -11,6 +11,7 @@ namespace attune::ir {
 enum class Tok {
   ident,    // name or keyword (keywords are contextual)
   integer,  // non-negative decimal literal
+  number,   // non-negative literal with a fraction or an exponent ("0.5", "1e-5")
   label,    // the free-form name after `op`
   lbracket,
   rbracket,
@@ -22,6 +23,12 @@ enum class Tok {
   star,
   slash,
   less,
+  less_eq,
+  greater,
+  greater_eq,
+  equal,      // ==
+  not_equal,  // !=
+  assign,     // = (also the tail of max=, min=, mean=)
   plus_eq,
   end_stmt,  // newline or ';'
   eof,
@@ -37,6 +44,7 @@ struct Token {
   std::string text;
   SrcPos pos;
   long long value = 0;  // for integers
+  double number = 0;    // for integers and numbers
 };
 
 // Largest integer literal accepted (keeps index arithmetic far from overflow).

@@ -1,59 +1,43 @@
 // spec_parser.cpp — parse_spec(): op spec text -> validated Op.
 //
-// Two phases: a recursive-descent pass over the tokens that records every statement with its
-// position, then build(), which checks the statements against each other (declared tensors,
-// ranks, variable extents, output bounds, dtype combinations) and assembles the Op. Every
-// problem raises attune::Error "line:col: message" via spec_error().
+// A recursive-descent pass over the tokens records every statement with its position
+// (spec_parse_tree.hpp); then the statements are checked against each other and assembled into
+// a contraction (spec_contraction.cpp) or a multi-stage op (spec_stages.cpp). Every problem
+// raises attune::Error "line:col: message" via spec_error().
 #include <algorithm>
-#include <map>
+#include <limits>
 #include <optional>
 #include <string>
 
-#include "extent_inference.hpp"
 #include "ir/error.hpp"
 #include "ir/names.hpp"
 #include "ir/op.hpp"
 #include "spec_lexer.hpp"
+#include "spec_parse_tree.hpp"
 
 namespace attune {
 
 namespace {
 
+using ir::at_str;
 using ir::describe;
+using ir::PAccess;
+using ir::PExpr;
 using ir::spec_error;
 using ir::SrcPos;
 using ir::Tok;
 using ir::Token;
 
-constexpr std::int64_t kMaxNumel = std::int64_t{1} << 40;        // elements of one tensor
-constexpr __int128 kMaxDomain = static_cast<__int128>(1) << 62;  // points of the iteration domain
-// Parentheses and unary minuses recurse: bound them so that no input can exhaust the stack.
+// Parentheses, unary minuses and calls recurse: bound them so that no input can exhaust the
+// stack.
 constexpr int kMaxNesting = 200;
-
-std::string at_str(SrcPos p) { return std::to_string(p.line) + ":" + std::to_string(p.col); }
-
-struct PAccess {
-  Access a;
-  SrcPos pos;
-  std::vector<SrcPos> index_pos;
-};
-
-struct TensorDecl {
-  Tensor t;
-  SrcPos pos;
-};
-
-struct VarDecl {
-  std::string name;
-  std::int64_t extent;
-  SrcPos pos;
-};
+constexpr int kMaxValueNodes = 2000;
 
 class SpecParser {
  public:
   explicit SpecParser(std::string_view text) : toks_(ir::lex_spec(text)) {}
 
-  Op parse() {
+  ir::ParsedSpec parse() {
     while (true) {
       while (at(Tok::end_stmt)) next();
       if (at(Tok::eof)) break;
@@ -61,7 +45,8 @@ class SpecParser {
       if (!at(Tok::end_stmt) && !at(Tok::eof))
         spec_error(peek().pos, "expected end of statement, found " + describe(peek()));
     }
-    return build();
+    spec_.end = toks_.back().pos;
+    return std::move(spec_);
   }
 
  private:
@@ -97,13 +82,13 @@ class SpecParser {
 
   void op_statement() {
     Token kw = next();
-    if (label_) spec_error(kw.pos, "duplicate 'op' label (the first is at " + at_str(label_pos_) + ")");
+    if (spec_.label) spec_error(kw.pos, "duplicate 'op' label (the first is at " + at_str(spec_.label_pos) + ")");
     if (!at(Tok::label) && !at(Tok::ident))
       spec_error(peek().pos, "expected a name after 'op', found " + describe(peek()));
     const Token name = next();
     if (auto why = label_problem(name.text)) spec_error(name.pos, "label '" + shown(name.text) + "' " + *why);
-    label_ = name.text;
-    label_pos_ = kw.pos;
+    spec_.label = name.text;
+    spec_.label_pos = kw.pos;
   }
 
   std::int64_t positive_int(const std::string& what) {
@@ -120,9 +105,8 @@ class SpecParser {
   void tensor_statement() {
     next();
     Token name = expect(Tok::ident, "a tensor name after 'tensor'");
-    for (const auto& d : tensors_)
-      if (d.t.name == name.text)
-        spec_error(name.pos, "duplicate tensor '" + name.text + "' (first declared at " + at_str(d.pos) + ")");
+    if (const auto* d = spec_.tensor(name.text))
+      spec_error(name.pos, "duplicate tensor '" + name.text + "' (first declared at " + at_str(d->pos) + ")");
     if (auto why = tensor_name_problem(name.text)) spec_error(name.pos, "tensor name '" + name.text + "' " + *why);
     expect(Tok::lbracket, "'[' after tensor name '" + name.text + "'");
     Tensor t;
@@ -132,7 +116,7 @@ class SpecParser {
       std::int64_t d = positive_int("dimension " + std::to_string(t.shape.size()) + " of '" + t.name + "'");
       t.shape.push_back(d);
       numel *= d;
-      if (numel > kMaxNumel) spec_error(name.pos, "tensor '" + t.name + "' is too large (more than 2^40 elements)");
+      if (numel > ir::kMaxNumel) spec_error(name.pos, "tensor '" + t.name + "' is too large (more than 2^40 elements)");
       if (!at(Tok::comma)) break;
       next();
     }
@@ -143,46 +127,64 @@ class SpecParser {
     } catch (const Error& e) {
       spec_error(dt.pos, e.what());
     }
-    tensors_.push_back({std::move(t), name.pos});
+    spec_.tensors.push_back({std::move(t), name.pos});
   }
 
   void var_statement() {
     next();
     Token name = expect(Tok::ident, "a variable name after 'var'");
-    for (const auto& v : var_decls_)
-      if (v.name == name.text)
-        spec_error(name.pos, "duplicate declaration of variable '" + name.text + "' (first at " + at_str(v.pos) + ")");
+    if (const auto* v = spec_.var(name.text))
+      spec_error(name.pos, "duplicate declaration of variable '" + name.text + "' (first at " + at_str(v->pos) + ")");
     expect(Tok::less, "'<' after variable '" + name.text + "'");
     std::int64_t e = positive_int("extent of '" + name.text + "'");
-    var_decls_.push_back({name.text, e, name.pos});
+    spec_.vars.push_back({name.text, e, name.pos});
   }
 
+  // OUT[idx] (= | += | max= | min= | mean=) value
   void compute_statement() {
-    SrcPos p = peek().pos;
-    if (output_)
-      spec_error(p, "second compute statement (the first is at " + at_str(output_->pos) + "); an op has exactly one");
-    PAccess out = access();
-    expect(Tok::plus_eq, "'+=' after the output access " + out.a.str());
-    std::vector<PAccess> ins;
-    ins.push_back(access());
-    while (at(Tok::star)) {
+    ir::PStage st;
+    st.out = access();
+    st.op_pos = peek().pos;
+    st.reduce = assignment(st.out);
+    nodes_ = 0;
+    st.value = value();
+    spec_.stages.push_back(std::move(st));
+  }
+
+  Reduce assignment(const PAccess& out) {
+    if (at(Tok::plus_eq)) {
       next();
-      ins.push_back(access());
+      return Reduce::sum;
     }
-    output_ = std::move(out);
-    inputs_ = std::move(ins);
+    if (at(Tok::assign)) {
+      next();
+      return Reduce::none;
+    }
+    if (at(Tok::ident) && peek(1).kind == Tok::assign) {
+      const std::string& w = peek().text;
+      const Reduce r = w == "max" ? Reduce::max : w == "min" ? Reduce::min : w == "mean" ? Reduce::mean : Reduce::none;
+      if (r != Reduce::none) {
+        next();
+        next();
+        return r;
+      }
+    }
+    spec_error(peek().pos,
+               "expected '=', '+=', 'max=', 'min=' or 'mean=' after " + out.a.str() + ", found " + describe(peek()));
   }
 
   void epilogue_statement() {
     Token kw = next();
     Token kind = expect(Tok::ident, "'bias' or 'relu' after 'epilogue'");
     if (kind.text == "bias") {
-      if (bias_) spec_error(kind.pos, "duplicate 'epilogue bias' (the first is at " + at_str(bias_->pos) + ")");
-      bias_ = access();
+      if (spec_.bias)
+        spec_error(kind.pos, "duplicate 'epilogue bias' (the first is at " + at_str(spec_.bias->pos) + ")");
+      spec_.bias = access();
     } else if (kind.text == "relu") {
-      if (relu_) spec_error(kind.pos, "duplicate 'epilogue relu' (the first is at " + at_str(relu_pos_) + ")");
-      relu_ = true;
-      relu_pos_ = kw.pos;
+      if (spec_.relu)
+        spec_error(kind.pos, "duplicate 'epilogue relu' (the first is at " + at_str(spec_.relu_pos) + ")");
+      spec_.relu = true;
+      spec_.relu_pos = kw.pos;
     } else {
       spec_error(kind.pos, "unknown epilogue '" + kind.text + "' (expected bias or relu)");
     }
@@ -204,6 +206,176 @@ class SpecParser {
     return pa;
   }
 
+  // ---- value expressions: value := arith (cmp arith)?; arith := prod (('+'|'-') prod)*;
+  // prod := unary (('*'|'/') unary)*; unary := '-' unary | atom; atom := NUMBER | READ | CALL |
+  // 'inf' | '(' value ')' ----
+  // Also bounds the nodes of one statement: a long chain such as a + a + ... is a deep tree, and
+  // the checks and the destructor recurse through it.
+  PExpr node(Expr e, SrcPos p, std::vector<PExpr> args = {}) {
+    if (++nodes_ > kMaxValueNodes)
+      spec_error(p, "value expression too long (more than " + std::to_string(kMaxValueNodes) + " operations)");
+    PExpr x;
+    x.node = std::move(e);
+    x.pos = p;
+    x.args = std::move(args);
+    return x;
+  }
+  PExpr binary(BinaryFn f, SrcPos p, PExpr a, PExpr b) {
+    std::vector<PExpr> args;
+    args.push_back(std::move(a));
+    args.push_back(std::move(b));
+    Expr e;
+    e.kind = Expr::Kind::binary;
+    e.binary_fn = f;
+    return node(std::move(e), p, std::move(args));
+  }
+
+  PExpr value() {
+    NestingGuard guard(depth_, peek().pos, "value expression");
+    PExpr l = arith();
+    static const std::pair<Tok, BinaryFn> cmps[] = {{Tok::less, BinaryFn::lt},    {Tok::less_eq, BinaryFn::le},
+                                                    {Tok::greater, BinaryFn::gt}, {Tok::greater_eq, BinaryFn::ge},
+                                                    {Tok::equal, BinaryFn::eq},   {Tok::not_equal, BinaryFn::ne}};
+    for (const auto& [t, f] : cmps) {
+      if (!at(t)) continue;
+      Token op = next();
+      return binary(f, op.pos, std::move(l), arith());
+    }
+    return l;
+  }
+
+  PExpr arith() {
+    PExpr v = prod();
+    while (at(Tok::plus) || at(Tok::minus)) {
+      Token op = next();
+      v = binary(op.kind == Tok::plus ? BinaryFn::add : BinaryFn::sub, op.pos, std::move(v), prod());
+    }
+    return v;
+  }
+
+  PExpr prod() {
+    PExpr v = unary();
+    while (at(Tok::star) || at(Tok::slash)) {
+      Token op = next();
+      v = binary(op.kind == Tok::star ? BinaryFn::mul : BinaryFn::div, op.pos, std::move(v), unary());
+    }
+    return v;
+  }
+
+  PExpr unary() {
+    if (!at(Tok::minus)) return atom();
+    Token m = next();
+    NestingGuard guard(depth_, m.pos, "value expression");
+    PExpr v = unary();
+    if (v.node.kind == Expr::Kind::constant) {  // a negative literal
+      v.node.value = -v.node.value;
+      v.pos = m.pos;
+      return v;
+    }
+    std::vector<PExpr> args;
+    args.push_back(std::move(v));
+    return node(unary_node(UnaryFn::neg), m.pos, std::move(args));
+  }
+
+  static Expr unary_node(UnaryFn f) {
+    Expr e;
+    e.kind = Expr::Kind::unary;
+    e.unary_fn = f;
+    return e;
+  }
+
+  PExpr atom() {
+    const Token t = peek();
+    if (t.kind == Tok::integer || t.kind == Tok::number) {
+      next();
+      return node(Expr::constant(t.number), t.pos);
+    }
+    if (t.kind == Tok::lparen) {
+      next();
+      PExpr v = value();
+      expect(Tok::rparen, "')'");
+      return v;
+    }
+    if (t.kind != Tok::ident)
+      spec_error(t.pos, "expected a value (a tensor read, a number or a call such as exp(x)), found " + describe(t));
+    if (peek(1).kind == Tok::lbracket) {
+      PExpr r = node(Expr::read(Access{}), t.pos);
+      r.read = access();
+      return r;
+    }
+    if (peek(1).kind == Tok::lparen) return call();
+    next();
+    if (t.text == "inf") return node(Expr::constant(std::numeric_limits<double>::infinity()), t.pos);
+    spec_error(t.pos, "'" + t.text + "' is not a value: read a tensor (" + t.text +
+                          "[...]), call a function (exp(x)) or write a number");
+  }
+
+  // NAME '(' value (',' value)* ')'
+  PExpr call() {
+    const Token name = next();
+    next();  // '('
+    NestingGuard guard(depth_, name.pos, "value expression");
+    std::vector<PExpr> args;
+    if (!at(Tok::rparen)) {
+      while (true) {
+        args.push_back(value());
+        if (!at(Tok::comma)) break;
+        next();
+      }
+    }
+    expect(Tok::rparen, "',' or ')' in the arguments of '" + name.text + "'");
+    return make_call(name, std::move(args));
+  }
+
+  static void arity(const Token& name, const std::vector<PExpr>& args, std::size_t n) {
+    if (args.size() != n)
+      spec_error(name.pos, "'" + name.text + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+                               ", got " + std::to_string(args.size()));
+  }
+
+  PExpr make_call(const Token& name, std::vector<PExpr> args) {
+    static const std::pair<const char*, UnaryFn> unaries[] = {
+        {"exp", UnaryFn::exp},     {"log", UnaryFn::log}, {"sqrt", UnaryFn::sqrt},
+        {"rsqrt", UnaryFn::rsqrt}, {"erf", UnaryFn::erf}, {"tanh", UnaryFn::tanh},
+        {"abs", UnaryFn::abs},     {"neg", UnaryFn::neg}, {"sigmoid", UnaryFn::sigmoid}};
+    for (const auto& [n, f] : unaries) {
+      if (name.text != n) continue;
+      arity(name, args, 1);
+      return node(unary_node(f), name.pos, std::move(args));
+    }
+    const std::string& n = name.text;
+    if (n == "max" || n == "min") {
+      arity(name, args, 2);
+      return binary(n == "max" ? BinaryFn::max : BinaryFn::min, name.pos, std::move(args[0]), std::move(args[1]));
+    }
+    if (n == "relu") {  // max(x, 0)
+      arity(name, args, 1);
+      return binary(BinaryFn::max, name.pos, std::move(args[0]), node(Expr::constant(0), name.pos));
+    }
+    if (n == "clip") {  // min(max(x, lo), hi)
+      arity(name, args, 3);
+      PExpr lo = binary(BinaryFn::max, name.pos, std::move(args[0]), std::move(args[1]));
+      return binary(BinaryFn::min, name.pos, std::move(lo), std::move(args[2]));
+    }
+    if (n == "select") {
+      arity(name, args, 3);
+      Expr e;
+      e.kind = Expr::Kind::select;
+      return node(std::move(e), name.pos, std::move(args));
+    }
+    for (DType t : {DType::f32, DType::f16, DType::i8, DType::u8, DType::i32}) {
+      if (n != dtype_name(t)) continue;
+      arity(name, args, 1);
+      Expr e;
+      e.kind = Expr::Kind::cast;
+      e.cast_to = t;
+      return node(std::move(e), name.pos, std::move(args));
+    }
+    spec_error(name.pos, "unknown function '" + n +
+                             "' (expected exp, log, sqrt, rsqrt, erf, tanh, abs, neg, sigmoid, max, min, relu, "
+                             "clip, select or a cast such as f32)");
+  }
+
   // ---- index expressions: sum := term (('+'|'-') term)*; term := '-' term | factor ('*' factor
   // | '/' INT)*; factor := INT | NAME | '(' sum ')' ----
   static std::int64_t checked(__int128 v, SrcPos p) {
@@ -223,10 +395,10 @@ class SpecParser {
 
   // Counts the recursion of sum() and term() while it is under way.
   struct NestingGuard {
-    NestingGuard(int& depth, SrcPos p) : depth_(depth) {
+    NestingGuard(int& depth, SrcPos p, const char* what = "index expression") : depth_(depth) {
       if (++depth_ > kMaxNesting)
-        spec_error(p, "index expression nested too deeply (more than " + std::to_string(kMaxNesting) +
-                          " levels of parentheses and unary minus)");
+        spec_error(p, std::string(what) + " nested too deeply (more than " + std::to_string(kMaxNesting) +
+                          " levels of parentheses, calls and unary minus)");
     }
     ~NestingGuard() { --depth_; }
     int& depth_;
@@ -288,7 +460,7 @@ class SpecParser {
     if (t.kind == Tok::integer) return AffineExpr::constant_of(next().value);
     if (t.kind == Tok::ident) {
       Token n = next();
-      first_use_.emplace(n.text, n.pos);
+      spec_.first_use.emplace(n.text, n.pos);
       return AffineExpr::var(n.text);
     }
     if (t.kind == Tok::lparen) {
@@ -298,155 +470,6 @@ class SpecParser {
       return v;
     }
     spec_error(t.pos, "expected an index expression, found " + describe(t));
-  }
-
-  // ---- semantic checks ----
-  const TensorDecl& check_access(const PAccess& pa) {
-    const TensorDecl* d = nullptr;
-    for (const auto& x : tensors_)
-      if (x.t.name == pa.a.tensor) d = &x;
-    if (!d) spec_error(pa.pos, "undeclared tensor '" + pa.a.tensor + "'");
-    if (d->t.shape.size() != pa.a.index.size())
-      spec_error(pa.pos, "tensor '" + pa.a.tensor + "' has rank " + std::to_string(d->t.shape.size()) +
-                             " but is indexed with " + std::to_string(pa.a.index.size()) + " indices");
-    return *d;
-  }
-
-  static void note_vars(const Access& a, std::vector<std::string>& order) {
-    for (const auto& e : a.index)
-      for (const auto& [v, c] : e.terms)
-        if (std::find(order.begin(), order.end(), v) == order.end()) order.push_back(v);
-  }
-
-  const VarDecl* declared(const std::string& v) const {
-    for (const auto& d : var_decls_)
-      if (d.name == v) return &d;
-    return nullptr;
-  }
-
-  SrcPos end_pos() const { return toks_.back().pos; }
-
-  void check_dtypes(const Tensor& out) const {
-    std::vector<DType> in;
-    for (const auto& pa : inputs_) in.push_back(tensor_of(pa.a.tensor).dtype);
-    auto all = [&](auto pred) { return std::all_of(in.begin(), in.end(), pred); };
-    auto count = [&](DType t) { return std::count(in.begin(), in.end(), t); };
-    DType o = out.dtype;
-    bool ok = (all([](DType t) { return t == DType::f32; }) && o == DType::f32) ||
-              (all([](DType t) { return t == DType::f16; }) && (o == DType::f16 || o == DType::f32)) ||
-              (all([](DType t) { return t == DType::i8 || t == DType::u8; }) && count(DType::i8) >= 1 &&
-               count(DType::u8) <= 1 && o == DType::i32);
-    if (ok) return;
-    std::string s;
-    for (auto t : in) s += (s.empty() ? "" : " * ") + std::string(dtype_name(t));
-    spec_error(output_->pos, "unsupported dtypes " + s + " -> " + std::string(dtype_name(o)) +
-                                 " (allowed: f32*f32->f32, f16*f16->f32 or f16, i8*i8->i32, u8*i8->i32)");
-  }
-
-  const Tensor& tensor_of(const std::string& n) const {
-    for (const auto& d : tensors_)
-      if (d.t.name == n) return d.t;
-    throw InternalError("tensor_of: " + n);
-  }
-
-  Op build() {
-    if (!output_) spec_error(end_pos(), "missing compute statement (such as C[m, n] += A[m, k] * B[k, n])");
-    const PAccess& out = *output_;
-    const Tensor& out_t = check_access(out).t;
-    for (const auto& pa : inputs_) {
-      check_access(pa);
-      if (pa.a.tensor == out.a.tensor)
-        spec_error(pa.pos, "tensor '" + pa.a.tensor + "' is both the output and an input");
-    }
-    if (bias_) {
-      check_access(*bias_);
-      if (bias_->a.tensor == out.a.tensor)
-        spec_error(bias_->pos, "bias tensor '" + bias_->a.tensor + "' is the output");
-    }
-    for (std::size_t d = 0; d < out.a.index.size(); ++d)
-      if (out.a.index[d].divisor != 1)
-        spec_error(out.index_pos[d], "output index '" + out.a.index[d].str() + "' must not divide");
-
-    std::vector<std::string> spatial, reduction;
-    note_vars(out.a, spatial);
-    std::vector<std::string> read;
-    for (const auto& pa : inputs_) note_vars(pa.a, read);
-    for (const auto& v : read)
-      if (std::find(spatial.begin(), spatial.end(), v) == spatial.end()) reduction.push_back(v);
-    if (bias_) {
-      for (std::size_t d = 0; d < bias_->a.index.size(); ++d)
-        for (const auto& [v, c] : bias_->a.index[d].terms)
-          if (std::find(spatial.begin(), spatial.end(), v) == spatial.end())
-            spec_error(bias_->index_pos[d], "bias index uses '" + v + "', which does not index the output");
-    }
-    for (const auto& d : var_decls_) {
-      bool used = std::find(spatial.begin(), spatial.end(), d.name) != spatial.end() ||
-                  std::find(reduction.begin(), reduction.end(), d.name) != reduction.end();
-      if (!used) spec_error(d.pos, "variable '" + d.name + "' is declared but not used");
-    }
-
-    Op op;
-    op.name = label_.value_or("");
-    for (const auto& d : tensors_) op.tensors.push_back(d.t);
-    op.output = out.a;
-    for (const auto& pa : inputs_) op.inputs.push_back(pa.a);
-    if (bias_) op.epilogue.bias = bias_->a;
-    op.epilogue.relu = relu_;
-
-    auto add_var = [&](const std::string& v, bool red) {
-      std::int64_t extent;
-      if (const VarDecl* d = declared(v)) {
-        extent = d->extent;
-      } else {
-        auto inf = ir::infer_extent(op.tensors, op.output, op.inputs, op.epilogue.bias, v);
-        SrcPos p = first_use_.at(v);
-        if (!inf.ambiguity.empty())
-          spec_error(p, "extent of '" + v + "' ambiguous (" + inf.ambiguity + "); declare it with 'var " + v + " < N'");
-        if (!inf.extent)
-          spec_error(p, "no extent for variable '" + v +
-                            "': it indexes no tensor dimension alone; declare it with 'var " + v + " < N'");
-        extent = *inf.extent;
-      }
-      op.vars.push_back(IterVar{v, extent, red});
-    };
-    for (const auto& v : spatial) add_var(v, false);
-    for (const auto& v : reduction) add_var(v, true);
-
-    __int128 domain = 1;
-    for (const auto& v : op.vars) {
-      domain *= v.extent;
-      if (domain > kMaxDomain) spec_error(out.pos, "iteration domain too large (more than 2^62 points)");
-    }
-
-    for (std::size_t d = 0; d < out.a.index.size(); ++d) {
-      const AffineExpr& e = out.a.index[d];
-      __int128 lo = e.constant, hi = e.constant;
-      for (const auto& [v, c] : e.terms) {
-        __int128 span = static_cast<__int128>(c) * (op.var(v).extent - 1);
-        (span < 0 ? lo : hi) += span;
-      }
-      if (lo < 0 || hi >= out_t.shape[d])
-        spec_error(out.index_pos[d],
-                   "output index '" + e.str() + "' ranges over [" + std::to_string(static_cast<long long>(lo)) + ", " +
-                       std::to_string(static_cast<long long>(hi)) + "], outside dimension " + std::to_string(d) +
-                       " of '" + out_t.name + "' (size " + std::to_string(out_t.shape[d]) + ")");
-    }
-
-    for (const auto& d : tensors_) {
-      bool used = d.t.name == out.a.tensor || (bias_ && bias_->a.tensor == d.t.name);
-      for (const auto& pa : inputs_) used = used || pa.a.tensor == d.t.name;
-      if (!used) spec_error(d.pos, "tensor '" + d.t.name + "' is declared but not used");
-    }
-
-    check_dtypes(out_t);
-    if (bias_) {
-      DType bt = tensor_of(bias_->a.tensor).dtype;
-      if (bt != out_t.dtype)
-        spec_error(bias_->pos, "bias '" + bias_->a.tensor + "' is " + std::string(dtype_name(bt)) +
-                                   " but the output '" + out_t.name + "' is " + std::string(dtype_name(out_t.dtype)) +
-                                   "; they must match");
-    }
-    return op;
   }
 
   // A label as it may be shown in a message: label_problem() names the offending byte.
@@ -459,16 +482,8 @@ class SpecParser {
   std::vector<Token> toks_;
   std::size_t i_ = 0;
   int depth_ = 0;
-  std::optional<std::string> label_;
-  SrcPos label_pos_;
-  std::vector<TensorDecl> tensors_;
-  std::vector<VarDecl> var_decls_;
-  std::optional<PAccess> output_;
-  std::vector<PAccess> inputs_;
-  std::optional<PAccess> bias_;
-  bool relu_ = false;
-  SrcPos relu_pos_;
-  std::map<std::string, SrcPos> first_use_;
+  int nodes_ = 0;  // of the value expression being read
+  ir::ParsedSpec spec_;
 };
 
 }  // namespace
@@ -478,7 +493,8 @@ Op parse_spec(std::string_view text) {
   constexpr std::size_t kMaxSpecBytes = std::size_t{1} << 20;
   if (text.size() > kMaxSpecBytes)
     spec_error(SrcPos{}, "spec is too long (" + std::to_string(text.size()) + " bytes; at most 1 MiB)");
-  return SpecParser(text).parse();
+  const ir::ParsedSpec spec = SpecParser(text).parse();
+  return spec.is_contraction() ? ir::build_contraction(spec) : ir::build_stages(spec);
 }
 
 }  // namespace attune

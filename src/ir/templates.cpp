@@ -8,10 +8,14 @@
 
 #include "ir/error.hpp"
 #include "ir/op.hpp"
+#include "template_params.hpp"
 
 namespace attune {
 
 namespace {
+
+using ir::lst;
+using ir::Params;
 
 // The parameters every template accepts besides its own.
 const std::vector<TemplateParam> kCommon = {
@@ -103,65 +107,6 @@ const std::vector<TemplateInfo> kTemplates = {
                   {"layout", "NHWIJC", "NHWIJC"}})},
 };
 
-// Validated parameter values of one instantiation.
-class Params {
- public:
-  Params(const TemplateInfo& info, const std::map<std::string, std::string>& given) : info_(info) {
-    for (const auto& [k, v] : given) {
-      if (!find(k)) {
-        std::string known;
-        for (const auto& p : info.params) known += (known.empty() ? "" : ", ") + p.name;
-        fail(k, "is unknown (parameters: " + known + ")");
-      }
-    }
-    for (const auto& p : info.params) {
-      auto it = given.find(p.name);
-      if (it != given.end())
-        values_[p.name] = it->second;
-      else if (!p.default_value.empty())
-        values_[p.name] = p.default_value;
-      else
-        fail(p.name, "is required");
-    }
-  }
-
-  [[noreturn]] void fail(const std::string& param, const std::string& what) const {
-    throw Error(info_.name + ": parameter '" + param + "' " + what);
-  }
-  [[noreturn]] void fail(const std::string& what) const { throw Error(info_.name + ": " + what); }
-
-  const std::string& str(const std::string& p) const { return values_.at(p); }
-
-  std::int64_t num(const std::string& p, std::int64_t min = 1) const {
-    const std::string& s = str(p);
-    std::int64_t v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) fail(p, "must be an integer, got '" + s + "'");
-    if (v < min) fail(p, "must be >= " + std::to_string(min) + ", got " + s);
-    if (v > (std::int64_t{1} << 31) - 1) fail(p, "is too large, got " + s);
-    return v;
-  }
-
-  std::string choice(const std::string& p, std::vector<std::string> allowed) const {
-    const std::string& s = str(p);
-    std::string list;
-    for (const auto& a : allowed) {
-      if (a == s) return s;
-      list += (list.empty() ? "" : "|") + a;
-    }
-    fail(p, "must be one of " + list + ", got '" + s + "'");
-  }
-
- private:
-  const TemplateParam* find(const std::string& n) const {
-    for (const auto& p : info_.params)
-      if (p.name == n) return &p;
-    return nullptr;
-  }
-  const TemplateInfo& info_;
-  std::map<std::string, std::string> values_;
-};
-
 using Dims = std::vector<std::int64_t>;
 
 // Accumulates the spec text: tensors, optional var lines, the compute statement and epilogue.
@@ -209,12 +154,6 @@ class SpecText {
   std::string in_, out_, tensors_, vars_;
   bool bias_ = false, relu_ = false;
 };
-
-std::string lst(std::initializer_list<std::string> xs) {
-  std::string s;
-  for (const auto& x : xs) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // out*stride + tap*dilation - pad
 std::string window(const std::string& out, std::int64_t stride, const std::string& tap, std::int64_t dil,
@@ -406,28 +345,47 @@ const std::map<std::string, std::function<std::string(const Params&)>, std::less
     {"conv2d_capsule", conv2d_capsule},
 };
 
+// The contraction templates, then the multi-stage ones.
+const std::vector<ir::TemplateDef>& all_templates() {
+  static const std::vector<ir::TemplateDef> all = [] {
+    std::vector<ir::TemplateDef> r;
+    for (const auto& info : kTemplates) r.push_back({info, kBuilders.find(info.name)->second});
+    const auto& stages = ir::stage_templates();
+    r.insert(r.end(), stages.begin(), stages.end());
+    return r;
+  }();
+  return all;
+}
+
 }  // namespace
 
-const std::vector<TemplateInfo>& list_templates() { return kTemplates; }
+const std::vector<TemplateInfo>& list_templates() {
+  static const std::vector<TemplateInfo> infos = [] {
+    std::vector<TemplateInfo> r;
+    for (const auto& d : all_templates()) r.push_back(d.info);
+    return r;
+  }();
+  return infos;
+}
 
 Op instantiate_template(std::string_view name, const std::map<std::string, std::string>& params) {
-  const TemplateInfo* info = nullptr;
-  for (const auto& t : kTemplates)
-    if (t.name == name) info = &t;
-  if (!info) {
+  const ir::TemplateDef* def = nullptr;
+  for (const auto& d : all_templates())
+    if (d.info.name == name) def = &d;
+  if (!def) {
     std::string known;
-    for (const auto& t : kTemplates) known += (known.empty() ? "" : ", ") + t.name;
+    for (const auto& d : all_templates()) known += (known.empty() ? "" : ", ") + d.info.name;
     throw Error("unknown template '" + std::string(name) + "' (templates: " + known + ")");
   }
-  Params p(*info, params);
-  std::string text = kBuilders.find(name)->second(p);
+  Params p(def->info, params);
+  std::string text = def->build(p);
   Op op;
   try {
     op = parse_spec(text);
   } catch (const Error& e) {
-    throw Error(info->name + ": " + e.what());
+    throw Error(def->info.name + ": " + e.what());
   }
-  op.name = info->name;
+  op.name = def->info.name;
   return op;
 }
 

@@ -28,9 +28,11 @@ struct Found {
   const Stmt* stmt = nullptr;
 };
 
-// Collects the stack of loops around the first update statement (the arithmetic), and counts.
+// Collects the stack of loops around the arithmetic (a contraction's update statement, the
+// largest compute statement of a multi-stage op), and counts.
 struct Walker {
   Found found;
+  double found_points = 0;
   int loops = 0, stmts = 0, parallel = 0;
   double parallel_extent = 1;
   std::vector<const Node*> stack;
@@ -47,7 +49,15 @@ struct Walker {
         stack.pop_back();
       } else {
         ++stmts;
-        if (n.stmt.kind == StmtKind::update && !found.stmt) found = {stack, &n.stmt};
+        // A contraction's update statement; of a multi-stage op, the compute statement with the
+        // largest domain (where its time goes).
+        if (n.stmt.kind != StmtKind::update && n.stmt.kind != StmtKind::compute) continue;
+        double points = 1;
+        for (const Node* l : stack) points *= static_cast<double>(l->extent);
+        if (!found.stmt || points > found_points) {
+          found = {stack, &n.stmt};
+          found_points = points;
+        }
       }
     }
   }
@@ -160,6 +170,7 @@ std::vector<float> nest_features(const LoopNest& nest, const FeatureCaches& cach
   if (st) {
     accs.push_back(&st->dst);
     for (const auto& s : st->srcs) accs.push_back(&s);
+    for_each_read(st->value, [&](const Access& a) { accs.push_back(&a); });
   }
   // For each cache level, the number of innermost loops whose footprint fits.
   auto band_of = [&](std::size_t k) {

@@ -44,6 +44,14 @@ void for_each_access(Stmt& s, const std::function<void(Access&)>& f) {
   f(s.dst);
   for (auto& a : s.srcs) f(a);
   if (s.bias) f(*s.bias);
+  for_each_read(s.value, f);
+}
+
+void for_each_access(const Stmt& s, const std::function<void(const Access&)>& f) {
+  f(s.dst);
+  for (const auto& a : s.srcs) f(a);
+  if (s.bias) f(*s.bias);
+  for_each_read(s.value, f);
 }
 
 void substitute(std::vector<Node>& nodes, const std::string& v, const AffineExpr& e) {

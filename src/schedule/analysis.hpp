@@ -18,8 +18,9 @@ void for_each_stmt(const std::vector<Node>& nodes,
 void for_each_stmt_mut(std::vector<Node>& nodes, const std::function<void(Stmt&)>& f);
 void for_each_loop_mut(std::vector<Node>& nodes, const std::function<void(Node&)>& f);
 
-// Every access of a statement: dst, srcs and the carried bias.
+// Every access of a statement: dst, srcs, the carried bias and the reads of a compute value.
 void for_each_access(Stmt& s, const std::function<void(Access&)>& f);
+void for_each_access(const Stmt& s, const std::function<void(const Access&)>& f);
 
 // Replace variable v by e in every statement (accesses, guards) and binding below `nodes`.
 void substitute(std::vector<Node>& nodes, const std::string& v, const AffineExpr& e);

@@ -4,7 +4,10 @@
 //            loop around it is expanded (keeps generated code small enough to compile fast).
 // vectorize: serial loop with only statements in its body (innermost), extent <= 64, and no
 //            carried dependence: every statement must write a different element per iteration
-//            (so a loop that carries a reduction is refused).
+//            (so a loop that carries a contraction's reduction is refused). One exception: a
+//            loop around a single compute statement of a multi-stage op that reduces over it
+//            (sum, max, min) — codegen keeps one accumulator per lane and combines them after
+//            the loop (`omp simd reduction`), which only reorders the reduction.
 // parallel:  serial loop, not inside or around another parallel loop, no carried dependence:
 //            each write to a buffer that outlives one iteration must separate the iterations.
 #include "ir/error.hpp"
@@ -41,12 +44,22 @@ std::string carried_dependence(const LoopNest& nest, const Node& loop) {
   for_each_stmt(loop.body, [&](const Stmt& s, const std::vector<const Node*>&) {
     if (!why.empty() || private_buffer(s.dst.tensor)) return;
     if (!write_separates_iterations(nest, loop, s.dst.index)) {
+      const bool reduces = s.kind == StmtKind::update || (s.kind == StmtKind::compute && s.reduce != Reduce::none);
       why = "loop '" + loop.var + "' carries a dependence: every iteration " +
-            (s.kind == StmtKind::update ? "accumulates into " : "writes ") + s.dst.str() +
-            (s.kind == StmtKind::update ? " (a reduction)" : "");
+            (reduces ? "accumulates into " : "writes ") + s.dst.str() + (reduces ? " (a reduction)" : "");
     }
   });
   return why;
+}
+
+// A loop whose whole body is one compute statement reducing over the loop's variable.
+bool reduces_over(const Node& loop) {
+  if (loop.body.size() != 1 || loop.body[0].is_loop()) return false;
+  const Stmt& s = loop.body[0].stmt;
+  if (s.kind != StmtKind::compute || s.reduce == Reduce::none || !s.guards.empty()) return false;
+  for (const auto& e : s.dst.index)
+    if (e.uses(loop.var)) return false;
+  return true;
 }
 
 bool contains_kind(const std::vector<Node>& nodes, LoopKind k) {
@@ -92,6 +105,7 @@ Applicability vectorize_check(const LoopNest& nest, const Transform& t) {
   if (l->extent > kMaxUnrollExtent)
     return Applicability::no("loop '" + t.loop + "' has extent " + std::to_string(l->extent) + " > " +
                              std::to_string(kMaxUnrollExtent) + "; split it first");
+  if (reduces_over(*l)) return Applicability::yes();
   if (auto why = carried_dependence(nest, *l); !why.empty()) return Applicability::no(why);
   return Applicability::yes();
 }

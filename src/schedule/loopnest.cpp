@@ -22,6 +22,7 @@ std::string_view stmt_kind_name(StmtKind k) {
     case StmtKind::copy: return "copy";
     case StmtKind::writeback: return "writeback";
     case StmtKind::epilogue: return "epilogue";
+    case StmtKind::compute: return "compute";
   }
   return "?";
 }
@@ -96,11 +97,17 @@ void names_in(const std::vector<Node>& nodes, std::vector<std::string>& out) {
 }
 
 // A perfect nest of loops `vars` (with `prefix` on each name) around one statement.
-Node perfect_nest(const Op& op, const std::vector<std::string>& vars, const std::string& prefix, Stmt s) {
+Node perfect_nest(const std::vector<IterVar>& vars, const std::string& prefix, Stmt s) {
   Node inner = Node::make_stmt(std::move(s));
   for (auto it = vars.rbegin(); it != vars.rend(); ++it)
-    inner = Node::make_loop(prefix + *it, op.var(*it).extent, {std::move(inner)});
+    inner = Node::make_loop(prefix + it->name, it->extent, {std::move(inner)});
   return inner;
+}
+
+std::vector<IterVar> iter_vars(const Op& op, const std::vector<std::string>& names) {
+  std::vector<IterVar> r;
+  for (const auto& n : names) r.push_back(op.var(n));
+  return r;
 }
 
 Access rename_vars(const Access& a, const std::string& prefix) {
@@ -108,6 +115,56 @@ Access rename_vars(const Access& a, const std::string& prefix) {
   for (auto& e : r.index)
     for (auto& [v, c] : e.terms) v = prefix + v;
   return r;
+}
+
+BufferDecl buffer_of(const Tensor& t, BufferKind kind) {
+  BufferDecl b;
+  b.name = t.name;
+  b.dtype = t.dtype;
+  b.shape = t.shape;
+  b.kind = kind;
+  return b;
+}
+
+// Stage k: init (reductions), compute, and the scaling of mean=, each over the stage's
+// variables prefixed as loopnest.hpp says.
+void add_stage_nests(const Stage& st, std::size_t k, std::vector<Node>& body) {
+  const std::string p = "s" + std::to_string(k) + ".";
+  std::vector<IterVar> spatial;
+  for (const auto& v : st.vars)
+    if (!v.reduction) spatial.push_back(v);
+  if (st.reduce != Reduce::none) {
+    Stmt init;
+    init.kind = StmtKind::init;
+    init.dst = rename_vars(st.out, p + "init.");
+    init.init_value = reduce_identity(st.reduce);
+    body.push_back(perfect_nest(spatial, p + "init.", init));
+  }
+  Stmt c;
+  c.kind = StmtKind::compute;
+  c.dst = rename_vars(st.out, p);
+  c.value = st.value;
+  for_each_read(c.value, [&](Access& a) { a = rename_vars(a, p); });
+  c.reduce = st.reduce == Reduce::mean ? Reduce::sum : st.reduce;
+  body.push_back(perfect_nest(st.vars, p, c));
+  if (st.reduce == Reduce::mean) {
+    Stmt scale;
+    scale.kind = StmtKind::compute;
+    scale.dst = rename_vars(st.out, p + "mean.");
+    scale.value = Expr::binary(BinaryFn::mul, Expr::read(scale.dst),
+                               Expr::constant(1.0 / static_cast<double>(st.reduced_points())));
+    body.push_back(perfect_nest(spatial, p + "mean.", scale));
+  }
+}
+
+LoopNest initial_stage_nest(const Op& op) {
+  LoopNest nest;
+  nest.op = op;
+  for (const auto& t : op.tensors)
+    nest.buffers.push_back(buffer_of(t, t.name == op.output.tensor ? BufferKind::output : BufferKind::input));
+  for (const auto& t : op.locals) nest.buffers.push_back(buffer_of(t, BufferKind::local));
+  for (std::size_t k = 0; k < op.stages.size(); ++k) add_stage_nests(op.stages[k], k, nest.body);
+  return nest;
 }
 
 }  // namespace
@@ -128,6 +185,7 @@ std::vector<std::string> LoopNest::loop_names() const {
 }
 
 LoopNest initial_nest(const Op& op) {
+  if (op.multi_stage()) return initial_stage_nest(op);
   LoopNest nest;
   nest.op = op;
   for (const auto& t : op.tensors) {
@@ -145,21 +203,21 @@ LoopNest initial_nest(const Op& op) {
   Stmt init;
   init.kind = StmtKind::init;
   init.dst = rename_vars(op.output, "init.");
-  nest.body.push_back(perfect_nest(op, spatial, "init.", init));
+  nest.body.push_back(perfect_nest(iter_vars(op, spatial), "init.", init));
 
   Stmt update;
   update.kind = StmtKind::update;
   update.dst = op.output;
   update.srcs = op.inputs;
   update.bias = op.epilogue.bias;
-  nest.body.push_back(perfect_nest(op, all, "", update));
+  nest.body.push_back(perfect_nest(iter_vars(op, all), "", update));
 
   if (!op.epilogue.empty()) {
     Stmt epi;
     epi.kind = StmtKind::epilogue;
     epi.dst = rename_vars(op.output, "epi.");
     if (op.epilogue.bias) epi.bias = rename_vars(*op.epilogue.bias, "epi.");
-    nest.body.push_back(perfect_nest(op, spatial, "epi.", epi));
+    nest.body.push_back(perfect_nest(iter_vars(op, spatial), "epi.", epi));
   }
   return nest;
 }

@@ -4,7 +4,7 @@
 // per transformation costs nothing next to compiling a candidate. Every index is an affine
 // expression over loop variables (and over variables bound by a fused loop, see Binding).
 //
-// An Op becomes three sibling nests (initial_nest):
+// A contraction Op becomes three sibling nests (initial_nest):
 //
 //   for n, k, p, q:              O[n,k,p,q] = 0                               (init)
 //   for n, k, p, q, c, r, s:     O[n,k,p,q] += I[n,c,p+r-1,q+s-1] * W[k,c,r,s] (update)
@@ -14,6 +14,11 @@
 // "init." and "epi.". Keeping the init apart makes every loop of the update nest freely
 // reorderable (a += reduction is insensitive to order up to float rounding). A cache_write that
 // covers every reduction loop removes the init and folds the epilogue into its write-back.
+//
+// A multi-stage op (Op::stages) becomes, per stage k, a nest of compute statements over the
+// stage's variables prefixed "s<k>.", preceded for a reduction by an init nest ("s<k>.init.",
+// dst = identity) and followed for mean= by a scaling nest ("s<k>.mean.", dst = dst * 1/n).
+// Its intermediates (Op::locals) are local buffers of the function.
 //
 // Reads outside a tensor's bounds, or at an inexact division, are zero (the Op's padding
 // semantics); the code generator emits checks only where interval analysis cannot rule them out.
@@ -55,6 +60,7 @@ enum class StmtKind {
   copy,       // dst = srcs[0]            (packing; out-of-bounds source reads zero)
   writeback,  // dst = srcs[0]  or  dst += srcs[0] when `accumulate`; then the epilogue if `epilogue`
   epilogue,   // dst = relu(dst + bias)  (per Op::epilogue)
+  compute,    // a multi-stage op's statement: dst = value, or dst = combine(dst, value) per `reduce`
 };
 std::string_view stmt_kind_name(StmtKind k);
 
@@ -68,6 +74,11 @@ struct Stmt {
   // so that a write-back made from them can apply the epilogue; epilogue statements read it.
   std::optional<Access> bias;
   std::vector<Guard> guards;
+  // compute statements: the value (its reads are this statement's accesses too) and how it
+  // meets dst; init statements: the value stored (a reduction's identity; 0 for contractions).
+  Expr value;
+  Reduce reduce = Reduce::none;
+  double init_value = 0;
   // Lowering (codegen/lowering.hpp) only: in a vectorized loop emitted as vector code, the
   // destination is strided, so the source is read as a vector and stored lane by lane.
   bool scatter = false;

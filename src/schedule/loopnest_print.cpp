@@ -31,7 +31,9 @@ std::string epilogue_of(const LoopNest& nest, const std::string& value, const St
 std::string stmt_str(const LoopNest& nest, const Stmt& s) {
   std::string line;
   switch (s.kind) {
-    case StmtKind::init: line = s.dst.str() + " = 0"; break;
+    case StmtKind::init:
+      line = s.dst.str() + " = " + (s.init_value == 0 ? "0" : Expr::constant(s.init_value).str());
+      break;
     case StmtKind::update: line = s.dst.str() + " += " + product(s.srcs); break;
     case StmtKind::copy: line = s.dst.str() + " = " + s.srcs.at(0).str(); break;
     case StmtKind::writeback: {
@@ -42,6 +44,11 @@ std::string stmt_str(const LoopNest& nest, const Stmt& s) {
     }
     case StmtKind::epilogue: {
       line = s.dst.str() + " = " + epilogue_of(nest, s.dst.str(), s);
+      break;
+    }
+    case StmtKind::compute: {
+      const Reduce r = s.reduce;
+      line = s.dst.str() + " " + std::string(reduce_name(r)) + " " + s.value.str();
       break;
     }
   }

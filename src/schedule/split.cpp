@@ -30,11 +30,9 @@ std::int64_t largest_coefficient(const Node& loop, const std::string& var) {
   for (const Node* l : all_loops(loop.body))
     for (const auto& b : l->bindings) see(b.base);
   for_each_stmt(loop.body, [&](const Stmt& s, const std::vector<const Node*>&) {
-    for (const auto& e : s.dst.index) see(e);
-    for (const auto& a : s.srcs)
+    for_each_access(s, [&](const Access& a) {
       for (const auto& e : a.index) see(e);
-    if (s.bias)
-      for (const auto& e : s.bias->index) see(e);
+    });
     for (const auto& g : s.guards) see(g.expr);
   });
   return most;

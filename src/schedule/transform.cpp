@@ -119,12 +119,17 @@ std::string Transform::str() const {
   }
 }
 
-Applicability applicable(const LoopNest& nest, const Transform& t) { return entry(t.kind).check(nest, t); }
+Applicability applicable(const LoopNest& nest, const Transform& t) {
+  // Both rewrite the reads and the accumulation of a contraction's update statement.
+  if (nest.op.multi_stage() && (t.kind == TransformKind::pack || t.kind == TransformKind::cache_write))
+    return Applicability::no(std::string(transform_kind_name(t.kind)) +
+                             " applies to contractions, not to the statements of a multi-stage op");
+  return entry(t.kind).check(nest, t);
+}
 
 LoopNest apply(const LoopNest& nest, const Transform& t) {
-  const auto& e = entry(t.kind);
-  if (auto a = e.check(nest, t); !a) throw Error(t.str() + " is not applicable: " + a.reason);
-  return e.apply(nest, t);
+  if (auto a = applicable(nest, t); !a) throw Error(t.str() + " is not applicable: " + a.reason);
+  return entry(t.kind).apply(nest, t);
 }
 
 LoopNest replay(const Op& op, const Trace& t) {

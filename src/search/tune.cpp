@@ -28,6 +28,12 @@ std::unique_ptr<Space> choose_cpu_space(const Op& op, const Target& target, cons
   if (m != "auto" && m != "on" && m != "off" && m != "only")
     throw Error("--mappings '" + m + "': expected auto, on, off or only");
   const VectorRegisters vectors = cpu_vector_registers(target);
+  if (op.multi_stage()) {
+    if (m == "on" || m == "only")
+      throw Error("--mappings " + m + ": op '" + op.name +
+                  "' is a multi-stage op; mappings onto intrinsics apply to contractions");
+    return make_stage_space(op, threads, vectors);
+  }
   if (m == "off") return make_cpu_space(op, threads, vectors);
   const bool shares = o.strategy == "random" || o.strategy == "evolutionary";
   if (m == "auto" && !shares) return make_cpu_space(op, threads, vectors);

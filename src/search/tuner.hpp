@@ -96,6 +96,11 @@ class Space {
 // register tile may hold.
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors = {});
 
+// The space of multi-stage ops (src/search/stage_space.cpp): per stage, the loop order of its
+// compute nest, the vector length of its innermost loop and how many outer output loops run in
+// parallel. Throws Error for a contraction.
+std::unique_ptr<Space> make_stage_space(const Op& op, int threads, VectorRegisters vectors = {});
+
 // The VTA space (src/search/vta_space.cpp): AutoTVM's VTA template knobs tile_b, tile_h,
 // tile_w, tile_ci, tile_co, oc_nthread, h_nthread (codegen_vta.hpp); a config's schedule is
 // those knobs by name, trace() throws.

@@ -138,6 +138,40 @@ TEST_P(RandomTraces, Avx512SpaceEqualsTheReference) {
 INSTANTIATE_TEST_SUITE_P(Families, RandomTraces, ::testing::ValuesIn(kFamilies),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// Multi-stage ops (ir/expr.hpp): random legal traces over their stage nests, odd sizes so that
+// splits leave tails.
+const Family kStageFamilies[] = {
+    {"softmax", "softmax:B=2,M=3,N=19"},
+    {"log_softmax", "log_softmax:M=5,N=13"},
+    {"layernorm", "layernorm:M=5,N=24"},
+    {"rmsnorm", "rmsnorm:M=3,N=17"},
+    {"batchnorm", "batchnorm:N=1,C=5,H=3,W=4,layout=NHWC"},
+    {"gelu_erf", "gelu:M=3,N=37"},
+    {"gelu_tanh", "gelu:M=2,N=21,form=tanh"},
+    {"clip", "clip:M=4,N=9"},
+    {"residual_add_relu", "residual_add:M=3,N=11,relu=1"},
+    {"maxpool", "maxpool2d:N=1,C=3,H=9,W=8,R=3,S=3,stride=2,pad=1"},
+    {"avgpool_nhwc", "avgpool2d:N=1,C=4,H=6,W=6,R=2,S=2,stride=2,layout=NHWC"},
+    {"global_avgpool", "global_avgpool:N=1,C=6,H=5,W=5"},
+    {"conv_bias_add_relu", "conv2d_bias_add_relu:N=1,H=6,W=5,C=3,K=8,R=3,S=3,pad=1"},
+    {"gemm_bias_gelu", "gemm_bias_gelu:M=5,N=12,K=7"},
+    {"attention", "attention:H=2,T=9,D=5"},
+};
+
+class StageRandomTraces : public ::testing::TestWithParam<Family> {};
+
+TEST_P(StageRandomTraces, EqualTheReference) {
+  const Op op = op_from_cli(GetParam().spec);
+  ASSERT_TRUE(op.multi_stage());
+  std::mt19937_64 rng(7);
+  std::vector<Trace> traces{Trace{}};
+  for (int i = 0; i < 12; ++i) traces.push_back(random_trace(op, rng, 12));
+  expect_reference(op, traces);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, StageRandomTraces, ::testing::ValuesIn(kStageFamilies),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 // A register-blocked GEMM micro-kernel schedule: packed panels, a 4x16 accumulator tile in
 // registers, vectorized and unrolled, with a tail in M.
 TEST(Schedules, RegisterBlockedGemm) {

@@ -60,6 +60,23 @@ const std::vector<Case> kCases = {
                           {"layout", "NCHW"}, {"epilogue", "bias"}}},
     {"conv2d_capsule", {{"N", "1"}, {"H", "8"}, {"W", "8"}, {"C", "2"}, {"K", "3"}, {"R", "3"}, {"S", "3"},
                         {"stride", "2"}, {"pad", "1"}, {"capsule", "2"}}},
+    {"softmax", {{"B", "2"}, {"M", "3"}, {"N", "5"}}},
+    {"log_softmax", {{"M", "3"}, {"N", "5"}}},
+    {"layernorm", {{"M", "3"}, {"N", "8"}, {"eps", "0.001"}}},
+    {"rmsnorm", {{"M", "3"}, {"N", "8"}}},
+    {"batchnorm", {{"N", "1"}, {"C", "3"}, {"H", "4"}, {"W", "5"}, {"layout", "NHWC"}}},
+    {"gelu", {{"M", "2"}, {"N", "7"}, {"form", "tanh"}}},
+    {"clip", {{"M", "2"}, {"N", "7"}, {"lo", "-1.5"}, {"hi", "2"}}},
+    {"residual_add", {{"M", "2"}, {"N", "7"}, {"relu", "1"}}},
+    {"maxpool2d", {{"N", "1"}, {"C", "2"}, {"H", "7"}, {"W", "6"}, {"R", "3"}, {"S", "3"}, {"stride", "2"},
+                   {"pad", "1"}}},
+    {"avgpool2d", {{"N", "1"}, {"C", "2"}, {"H", "7"}, {"W", "6"}, {"R", "2"}, {"S", "2"}, {"stride", "2"},
+                   {"layout", "NHWC"}}},
+    {"global_avgpool", {{"N", "2"}, {"C", "3"}, {"H", "4"}, {"W", "4"}}},
+    {"conv2d_bias_add_relu", {{"N", "1"}, {"H", "6"}, {"W", "6"}, {"C", "3"}, {"K", "4"}, {"R", "3"}, {"S", "3"},
+                              {"pad", "1"}}},
+    {"gemm_bias_gelu", {{"M", "3"}, {"N", "4"}, {"K", "5"}}},
+    {"attention", {{"H", "2"}, {"T", "4"}, {"D", "3"}}},
 };
 // clang-format on
 // clang-format on
@@ -163,7 +180,9 @@ void expect_error(const std::string& tmpl, const Params& p, const std::string& m
 TEST(Templates, Errors) {
   expect_error("gemmm", {},
                "unknown template 'gemmm' (templates: gemm, batch_matmul, gemv, conv1d, conv2d, "
-               "depthwise_conv2d, conv3d, conv2d_transpose, conv2d_capsule)");
+               "depthwise_conv2d, conv3d, conv2d_transpose, conv2d_capsule, softmax, log_softmax, layernorm, rmsnorm, "
+               "batchnorm, gelu, clip, residual_add, maxpool2d, avgpool2d, global_avgpool, conv2d_bias_add_relu, "
+               "gemm_bias_gelu, attention)");
   expect_error("gemm", {{"M", "4"}, {"N", "4"}}, "gemm: parameter 'K' is required");
   expect_error("gemm", {{"M", "4"}, {"N", "4"}, {"K", "4"}, {"Q", "1"}},
                "gemm: parameter 'Q' is unknown (parameters: M, N, K, dtype, epilogue)");

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "codegen/c_safe.hpp"
+#include "codegen/cpu/c_math.hpp"
 #include "codegen/lowering.hpp"
 #include "ir/error.hpp"
 #include "schedule/analysis.hpp"
@@ -206,6 +207,7 @@ void CEmitter::emit_loop(const Node& l) {
     emit_vector_loop(l);
     return;
   }
+  if (l.kind == LoopKind::vectorized && emit_reduction_loop(l)) return;
   if (const auto& p = l.lowering.phase) {
     // rest's terms and constant are non-negative, so C's % is the mathematical one here.
     // coeff 1: v + rest = 0 (mod d); coeff d - 1: v = rest (mod d).
@@ -258,7 +260,10 @@ void CEmitter::emit_stmt(const Stmt& s) {
     return v;
   };
   switch (s.kind) {
-    case StmtKind::init: text = dst + " = 0;"; break;
+    case StmtKind::init:
+      text = dst + " = " + (s.init_value == 0 ? std::string("0") : c_float(s.init_value)) + ";";
+      break;
+    case StmtKind::compute: emit_compute_stmt(s); return;
     case StmtKind::update: {
       // The product is zero when any factor reads outside its tensor: skip the update then.
       std::string prod;

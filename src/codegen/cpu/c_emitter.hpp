@@ -52,6 +52,12 @@ class CEmitter {
   bool promoted(const std::string& buffer) const { return nest_.buffer(buffer)->in_registers; }
   void declare_promoted(const BufferDecl& b);
 
+  // ---- multi-stage ops (c_compute.cpp) ----
+  void emit_compute_stmt(const Stmt& s);
+  // A vectorized loop whose body is one reduction over it: per-lane accumulators combined after
+  // the loop (`omp simd reduction`). False when `loop` is not one.
+  bool emit_reduction_loop(const Node& loop);
+
  private:
   void emit_nodes(const std::vector<Node>& nodes);
   void emit_loop(const Node& loop);
@@ -63,6 +69,9 @@ class CEmitter {
   void emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_t base);
   std::string vector_read(const Access& a, const Stmt& s, const std::string& v, std::int64_t base);
   std::string promoted_reg(const Access& a, const std::string& v, std::int64_t base) const;
+  // C for a compute statement's value in float; in max=/min= statements a read outside its
+  // tensor adds its bounds test to `skip_unless` (the point is skipped), elsewhere it reads 0.
+  std::string value_c(const Expr& e, const Stmt& s, std::string& skip_unless) const;
 
   const LoopNest& nest_;
   CpuCodegenOptions opts_;

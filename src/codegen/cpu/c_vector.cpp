@@ -105,6 +105,7 @@ void CEmitter::emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_
       break;
     }
     case StmtKind::epilogue: text = store(epilogue(current())); break;
+    case StmtKind::compute: ATTUNE_CHECK(false, "mark_vector_loops never marks a multi-stage op's loops");
   }
   if (cond.empty())
     line(text);

@@ -5,6 +5,7 @@
 #include "codegen/c_safe.hpp"
 #include "codegen/codegen_cpu.hpp"
 #include "codegen/cpu/c_emitter.hpp"
+#include "codegen/cpu/c_math.hpp"
 #include "codegen/lowering.hpp"
 #include "ir/error.hpp"
 
@@ -72,12 +73,15 @@ Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   if (!options.trace_json.empty()) os << " *\n" << c_comment_lines("trace: " + options.trace_json);
   os << " *\n * loop nest:\n" << c_comment_lines(nest.str()) << " */\n";
   os << prelude(emitter.lanes());
+  if (nest.op.multi_stage()) os << cgen::math_prelude();
   os << "void attune_kernel(void* const* buffers) {\n" << body << "}\n";
 
   Artifact a;
   a.language = "c";
   a.source = os.str();
   a.flags = cpu_kernel_flags(options.flags);
+  // sqrtf without errno is one instruction, which omp simd loops can vectorise.
+  if (nest.op.multi_stage()) a.flags.push_back("-fno-math-errno");
   return a;
 }
 

@@ -22,6 +22,7 @@
 
 #include "codegen/cpu/range_env.hpp"
 #include "codegen/lowering.hpp"
+#include "schedule/analysis.hpp"
 
 namespace attune {
 
@@ -53,9 +54,7 @@ std::vector<Bound> bounds_below(const LoopNest& nest, const Node& loop) {
     }
     const Stmt& s = n->stmt;
     for (const auto& g : s.guards) bounds.push_back({g.expr, g.bound});
-    accesses(s.dst);
-    for (const auto& a : s.srcs) accesses(a);
-    if (s.bias) accesses(*s.bias);
+    sched::for_each_access(s, [&](const Access& a) { accesses(a); });
   }
   return bounds;
 }

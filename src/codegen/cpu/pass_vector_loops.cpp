@@ -6,6 +6,9 @@
 // 1, no bounds check needed there). Otherwise the loop is printed as `#pragma omp simd` and
 // gcc's vectoriser takes its chance.
 //
+// A multi-stage op's compute statements (elementwise math, reductions) are left to `omp simd`:
+// the vector printer knows the products of contractions only.
+//
 // A write-back whose destination is not contiguous in `v` (a convolution vectorized over output
 // channels in NCHW, say) still counts when its source is: the source is read as one vector and
 // its lanes are stored one by one (Stmt::scatter). The accumulators can then stay in registers;
@@ -38,6 +41,7 @@ void mark(const LoopNest& nest, std::vector<Node>& nodes, int lanes) {
 
 LoopNest mark_vector_loops(LoopNest nest, int lanes) {
   // Decided on an unmarked copy: the rules read the nest, the marks go into the result.
+  if (nest.op.multi_stage()) return nest;
   const LoopNest unmarked = nest;
   mark(unmarked, nest.body, lanes);
   return nest;

@@ -22,6 +22,7 @@ std::vector<const Access*> accesses(const Stmt& s) {
   // Update statements only carry the bias for a later write-back; they do not read it.
   const bool reads_bias = s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue);
   if (s.bias && reads_bias) r.push_back(&*s.bias);
+  for_each_read(s.value, [&](const Access& a) { r.push_back(&a); });
   return r;
 }
 

@@ -109,6 +109,7 @@ std::vector<std::int64_t> block_divisors(std::int64_t extent, std::int64_t block
 }  // namespace
 
 VtaProblem vta_problem_of(const Op& op) {
+  if (op.multi_stage()) refuse(op, "it is a multi-stage op (VTA runs GEMM and conv2d contractions)");
   if (!op.epilogue.empty()) refuse(op, "it has an epilogue");
   if (op.inputs.size() != 2) refuse(op, "it does not multiply two inputs");
   const std::size_t rank = op.output.index.size();
