@@ -28,6 +28,10 @@ std::vector<Transform> legal_actions(const LoopNest& nest, const ActionSpace& sp
       for (const auto& at : places) candidates.push_back(Transform::pack(t, at));
   if (space.allow_cache_write)
     for (const Node* l : loops) candidates.push_back(Transform::cache_write(nest.op.output.tensor, l->var));
+  for (const auto& t : nest.op.locals) {  // multi-stage ops' intermediates
+    candidates.push_back(Transform::compute_inline(t.name));
+    for (const Node* l : loops) candidates.push_back(Transform::compute_at(t.name, l->var));
+  }
 
   std::vector<Transform> legal;
   for (auto& c : candidates)

@@ -82,9 +82,11 @@ bool find_slot_in(std::vector<Node>& body, const std::string& var, Slot& out) {
 }
 }  // namespace
 
-Slot find_slot(LoopNest& nest, const std::string& var) {
+Slot find_slot(LoopNest& nest, const std::string& var) { return find_slot(nest.body, var); }
+
+Slot find_slot(std::vector<Node>& nodes, const std::string& var) {
   Slot s;
-  find_slot_in(nest.body, var, s);
+  find_slot_in(nodes, var, s);
   return s;
 }
 

@@ -31,6 +31,7 @@ struct Slot {
   std::size_t index = 0;
 };
 Slot find_slot(LoopNest& nest, const std::string& var);
+Slot find_slot(std::vector<Node>& nodes, const std::string& var);  // {nullptr, 0} when absent
 
 // The variables a loop defines: its own and those of its bindings.
 std::vector<std::string> iteration_vars(const Node& loop);

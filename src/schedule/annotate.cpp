@@ -56,7 +56,7 @@ std::string carried_dependence(const LoopNest& nest, const Node& loop) {
 bool reduces_over(const Node& loop) {
   if (loop.body.size() != 1 || loop.body[0].is_loop()) return false;
   const Stmt& s = loop.body[0].stmt;
-  if (s.kind != StmtKind::compute || s.reduce == Reduce::none || !s.guards.empty()) return false;
+  if (s.kind != StmtKind::compute || s.reduce == Reduce::none) return false;
   for (const auto& e : s.dst.index)
     if (e.uses(loop.var)) return false;
   return true;

@@ -82,9 +82,11 @@ Json transform_json(const Transform& t) {
       if (t.padded) j["padded"] = true;  // absent otherwise: older traces keep their text
       break;
     case TransformKind::cache_write:
+    case TransformKind::compute_at:
       j["tensor"] = t.tensor;
       j["at"] = t.at;
       break;
+    case TransformKind::compute_inline: j["tensor"] = t.tensor; break;
     default: j["loop"] = t.loop; break;
   }
   return j;
@@ -112,9 +114,11 @@ Transform transform_from_json(const Json& j, const std::string& at) {
         if (j.contains("padded")) t.padded = field<bool>(j, "padded", where);
         break;
       case TransformKind::cache_write:
+      case TransformKind::compute_at:
         t.tensor = field<std::string>(j, "tensor", where);
         t.at = field<std::string>(j, "at", where);
         break;
+      case TransformKind::compute_inline: t.tensor = field<std::string>(j, "tensor", where); break;
       default: t.loop = field<std::string>(j, "loop", where); break;
     }
     return t;

@@ -29,6 +29,8 @@ constexpr KindEntry kKinds[] = {
     {TransformKind::parallel, "parallel", sched::parallel_check, sched::annotate_apply},
     {TransformKind::pack, "pack", sched::pack_check, sched::pack_apply},
     {TransformKind::cache_write, "cache_write", sched::cache_write_check, sched::cache_write_apply},
+    {TransformKind::compute_at, "compute_at", sched::compute_at_check, sched::compute_at_apply},
+    {TransformKind::compute_inline, "inline", sched::inline_check, sched::inline_apply},
 };
 
 const KindEntry& entry(TransformKind k) {
@@ -102,6 +104,18 @@ Transform Transform::cache_write(std::string tensor, std::string at) {
   return t;
 }
 
+Transform Transform::compute_at(std::string tensor, std::string at) {
+  Transform t = cache_write(std::move(tensor), std::move(at));
+  t.kind = TransformKind::compute_at;
+  return t;
+}
+Transform Transform::compute_inline(std::string tensor) {
+  Transform t;
+  t.kind = TransformKind::compute_inline;
+  t.tensor = std::move(tensor);
+  return t;
+}
+
 std::string Transform::str() const {
   const std::string n(transform_kind_name(kind));
   switch (kind) {
@@ -114,7 +128,9 @@ std::string Transform::str() const {
     case TransformKind::pack:
       return n + "(" + tensor + ", at " + at + (layout.empty() ? "" : ", layout [" + join(layout) + "]") +
              (padded ? ", padded" : "") + ")";
-    case TransformKind::cache_write: return n + "(" + tensor + ", at " + at + ")";
+    case TransformKind::cache_write:
+    case TransformKind::compute_at: return n + "(" + tensor + ", at " + at + ")";
+    case TransformKind::compute_inline: return n + "(" + tensor + ")";
     default: return n + "(" + loop + ")";
   }
 }

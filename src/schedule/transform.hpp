@@ -24,6 +24,11 @@
 //                                            so a convolution's halo becomes zeros without im2col
 //   cache_write tensor, at                   accumulates the output tile below `at` in a local
 //                                            buffer, written back at the end of `at`'s body
+//   compute_at  tensor, at                   (multi-stage ops) computes intermediate `tensor`
+//                                            inside loop `at` of a later stage, each iteration
+//                                            the part it reads (schedule/compute_at.cpp)
+//   inline      tensor                       (multi-stage ops) replaces every read of an
+//                                            elementwise intermediate by its expression
 #pragma once
 
 #include <cstdint>
@@ -35,7 +40,18 @@
 
 namespace attune {
 
-enum class TransformKind { split, reorder, fuse, unroll, vectorize, parallel, pack, cache_write };
+enum class TransformKind {
+  split,
+  reorder,
+  fuse,
+  unroll,
+  vectorize,
+  parallel,
+  pack,
+  cache_write,
+  compute_at,
+  compute_inline
+};
 
 struct Transform {
   TransformKind kind = TransformKind::split;
@@ -56,6 +72,8 @@ struct Transform {
   static Transform pack(std::string tensor, std::string at, std::vector<std::string> layout = {});
   static Transform pack_padded(std::string tensor);  // pack at "root" in the tensor's layout
   static Transform cache_write(std::string tensor, std::string at);
+  static Transform compute_at(std::string tensor, std::string at);
+  static Transform compute_inline(std::string tensor);
 
   std::string str() const;  // "split(k, [8, 16])"
   bool operator==(const Transform&) const = default;

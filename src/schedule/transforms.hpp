@@ -27,5 +27,9 @@ Applicability pack_check(const LoopNest&, const Transform&);
 LoopNest pack_apply(const LoopNest&, const Transform&);
 Applicability cache_write_check(const LoopNest&, const Transform&);
 LoopNest cache_write_apply(const LoopNest&, const Transform&);
+Applicability compute_at_check(const LoopNest&, const Transform&);
+LoopNest compute_at_apply(const LoopNest&, const Transform&);
+Applicability inline_check(const LoopNest&, const Transform&);
+LoopNest inline_apply(const LoopNest&, const Transform&);
 
 }  // namespace attune::sched

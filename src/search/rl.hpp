@@ -66,9 +66,12 @@ inline constexpr int kStateTensors = 4;
 inline constexpr int kGlobalFeatures = 8;
 inline constexpr int kStateFeatures = kGlobalFeatures + kStateLoops * kLoopFeatures + kStateTensors * kTensorFeatures;
 inline constexpr int kMacroFeatures = 7;
-inline constexpr int kActionFeatures = 9 + kLoopFeatures + 6 + kMacroFeatures;
+inline constexpr int kKindSlots = 10;               // one per TransformKind
+inline constexpr int kStopSlot = kKindSlots;        // the stop action
+inline constexpr int kActionLoop = kKindSlots + 1;  // where the named loop's features start
+inline constexpr int kActionFeatures = kActionLoop + kLoopFeatures + 6 + kMacroFeatures;
 inline constexpr int kFeatures = kStateFeatures + kActionFeatures;
-inline constexpr int kFeatureVersion = 2;
+inline constexpr int kFeatureVersion = 3;  // 3: compute_at and inline (two more kind slots)
 
 // ---- macro moves ----------------------------------------------------------------------------
 

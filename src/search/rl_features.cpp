@@ -15,16 +15,16 @@
 //   destination dimension (a reduction); contiguous in the destination; contiguous in read 0,
 //   in read 1; used by read 0, by read 1; fused; present. "Contiguous" is coefficient 1 in the
 //   last dimension; the statement is the first one below the loop.
-// Action (kActionFeatures): kind one-hot (8 kinds, then stop); the loop it names (pack and
-//   cache_write: the loop `at`; reorder: the outer of the two) as loop features; log2(split
-//   factor) / 5; depth / 10; pack of read 0, of read 1; the cost model's one-step gain
-//   log(t(s) / t(s')) clipped to [-5, 5]; the loop lies on the update chain; then the macro
-//   part (zeros for primitive moves): is a tile macro, log2(vector tile) / 5, row tile / 8,
-//   log2(1 + reduction split) / 9, hoisted, rows inside, accumulator registers used / 14.
-//   A macro's loop features are those of its row variable.
+// Action (kActionFeatures): kind one-hot (kKindSlots kinds, then stop); the loop it names (pack,
+//   cache_write and compute_at: the loop `at`; reorder: the outer of the two; inline: none) as loop features;
+//   log2(split factor) / 5; depth / 10; pack of read 0, of read 1; the cost model's one-step gain log(t(s) / t(s'))
+//   clipped to [-5, 5]; the loop lies on the update chain; then the macro part (zeros for primitive moves): is a tile
+//   macro, log2(vector tile) / 5, row tile / 8, log2(1 + reduction split) / 9, hoisted, rows inside, accumulator
+//   registers used / 14. A macro's loop features are those of its row variable.
 #include <algorithm>
 #include <cmath>
 
+#include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "search/rl.hpp"
 
@@ -138,46 +138,49 @@ std::vector<float> state_features(const LoopNest& nest, int step, int max_steps,
 std::vector<float> action_features(const LoopNest& nest, const Transform* a, double predicted_gain) {
   std::vector<float> f(kActionFeatures, 0.0f);
   if (!a) {
-    f[8] = 1;
+    f[kStopSlot] = 1;
     return f;
   }
+  ATTUNE_CHECK(static_cast<int>(a->kind) < kKindSlots, "rl_features: a transformation kind without a slot");
   f[static_cast<int>(a->kind)] = 1;
   std::string loop;
   switch (a->kind) {
     case TransformKind::reorder: loop = a->loops.size() > 1 ? a->loops[1] : ""; break;
     case TransformKind::pack:
-    case TransformKind::cache_write: loop = a->at; break;
+    case TransformKind::cache_write:
+    case TransformKind::compute_at: loop = a->at; break;
+    case TransformKind::compute_inline: break;
     default: loop = a->loop;
   }
   if (const Node* l = loop.empty() || loop == "root" ? nullptr : nest.find_loop(loop)) {
-    loop_features(*l, first_stmt(l->body, false), &f[9]);
-    f[9 + kLoopFeatures + 1] = static_cast<float>(nest.path_to(loop).size()) / 10.0f;
+    loop_features(*l, first_stmt(l->body, false), &f[kActionLoop]);
+    f[kActionLoop + kLoopFeatures + 1] = static_cast<float>(nest.path_to(loop).size()) / 10.0f;
     std::vector<const Node*> chain;
     update_chain(nest.body, chain);
-    f[9 + kLoopFeatures + 5] = std::find(chain.begin(), chain.end(), l) != chain.end();
+    f[kActionLoop + kLoopFeatures + 5] = std::find(chain.begin(), chain.end(), l) != chain.end();
   }
   if (a->kind == TransformKind::split && !a->factors.empty())
-    f[9 + kLoopFeatures] = static_cast<float>(std::log2(static_cast<double>(a->factors.back())) / 5.0);
+    f[kActionLoop + kLoopFeatures] = static_cast<float>(std::log2(static_cast<double>(a->factors.back())) / 5.0);
   if (a->kind == TransformKind::pack) {
     const auto ins = nest.op.input_tensors();
-    if (!ins.empty() && ins[0] == a->tensor) f[9 + kLoopFeatures + 2] = 1;
-    if (ins.size() > 1 && ins[1] == a->tensor) f[9 + kLoopFeatures + 3] = 1;
+    if (!ins.empty() && ins[0] == a->tensor) f[kActionLoop + kLoopFeatures + 2] = 1;
+    if (ins.size() > 1 && ins[1] == a->tensor) f[kActionLoop + kLoopFeatures + 3] = 1;
   }
-  f[9 + kLoopFeatures + 4] = static_cast<float>(std::clamp(predicted_gain, -5.0, 5.0));
+  f[kActionLoop + kLoopFeatures + 4] = static_cast<float>(std::clamp(predicted_gain, -5.0, 5.0));
   return f;
 }
 
 std::vector<float> macro_features(const LoopNest& nest, const TileMacro& m, double predicted_gain) {
   std::vector<float> f(kActionFeatures, 0.0f);
   if (const Node* l = m.row_var.empty() ? nullptr : nest.find_loop(m.row_var)) {
-    loop_features(*l, first_stmt(l->body, false), &f[9]);
-    f[9 + kLoopFeatures + 1] = static_cast<float>(nest.path_to(m.row_var).size()) / 10.0f;
+    loop_features(*l, first_stmt(l->body, false), &f[kActionLoop]);
+    f[kActionLoop + kLoopFeatures + 1] = static_cast<float>(nest.path_to(m.row_var).size()) / 10.0f;
     std::vector<const Node*> chain;
     update_chain(nest.body, chain);
-    f[9 + kLoopFeatures + 5] = std::find(chain.begin(), chain.end(), l) != chain.end();
+    f[kActionLoop + kLoopFeatures + 5] = std::find(chain.begin(), chain.end(), l) != chain.end();
   }
-  f[9 + kLoopFeatures + 4] = static_cast<float>(std::clamp(predicted_gain, -5.0, 5.0));
-  float* x = &f[9 + kLoopFeatures + 6];
+  f[kActionLoop + kLoopFeatures + 4] = static_cast<float>(std::clamp(predicted_gain, -5.0, 5.0));
+  float* x = &f[kActionLoop + kLoopFeatures + 6];
   x[0] = 1;
   x[1] = static_cast<float>(std::log2(static_cast<double>(m.vec_tile)) / 5.0);
   x[2] = static_cast<float>(m.row_tile) / 8.0f;

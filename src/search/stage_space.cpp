@@ -6,6 +6,9 @@
 //                reduction loop is vectorised with one accumulator per lane)
 //   s<k>_par     how many outer spatial loops are fused into one parallel loop (0: serial); the
 //                stage's init and mean nests follow the same choice
+// and per intermediate T, before those (the latest stage's first):
+//   at_T         0: computed whole by its own nests; 1: inlined into its readers; 2 + q:
+//                computed at depth q of the output loops of the last stage that reads it
 // A config expands step by step on the nest, and a step its transformation refuses is left
 // out, so every config is a valid trace.
 #include <algorithm>
@@ -22,6 +25,17 @@ class StageSpace : public Space {
  public:
   StageSpace(const Op& op, int threads, VectorRegisters vectors) : op_(op) {
     const std::int64_t lanes = std::max(1, vectors.lanes);
+    for (std::size_t k = op.stages.size(); k-- > 0;) {
+      const std::string& t = op.stages[k].out.tensor;
+      if (k + 1 == op.stages.size()) continue;  // the output
+      const std::size_t reader = last_reader(t);
+      std::vector<std::int64_t> at{0, 1};
+      std::int64_t depth = 0;
+      for (const auto& v : op.stages[reader].vars) depth += v.reduction ? 0 : 1;
+      for (std::int64_t q = 0; q < std::min<std::int64_t>(depth, 3); ++q) at.push_back(2 + q);
+      placements_.push_back({t, reader});
+      knobs_.push_back({"at_" + t, at, "0: its own nests; 1: inlined; 2+q: at depth q of its last reader"});
+    }
     for (std::size_t k = 0; k < op.stages.size(); ++k) {
       const Stage& st = op.stages[k];
       const bool reduces = st.reduce != Reduce::none;
@@ -40,7 +54,7 @@ class StageSpace : public Space {
   }
 
   const std::vector<Knob>& knobs() const override { return knobs_; }
-  std::string version() const override { return "stages-1"; }
+  std::string version() const override { return "stages-2"; }
 
   Trace trace(const Config& c) const override {
     Trace t;
@@ -51,8 +65,18 @@ class StageSpace : public Space {
       t.steps.push_back(x);
       return true;
     };
+    for (std::size_t i = 0; i < placements_.size(); ++i) {
+      const auto& [tensor, reader] = placements_[i];
+      const std::int64_t at = knobs_[i].choices.at(c.at(i));
+      if (at == 1) step(Transform::compute_inline(tensor));
+      if (at < 2) continue;
+      std::int64_t q = at - 2;
+      for (const auto& v : op_.stages[reader].vars)
+        if (!v.reduction && q-- == 0) step(Transform::compute_at(tensor, "s" + std::to_string(reader) + "." + v.name));
+    }
+    const std::size_t first = placements_.size();
     for (std::size_t k = 0; k < op_.stages.size(); ++k) {
-      const auto choice = [&](std::size_t i) { return knobs_[3 * k + i].choices.at(c.at(3 * k + i)); };
+      const auto choice = [&](std::size_t i) { return knobs_[first + 3 * k + i].choices.at(c.at(first + 3 * k + i)); };
       const Stage& st = op_.stages[k];
       const std::string p = "s" + std::to_string(k) + ".";
       std::vector<std::string> spatial, order;
@@ -101,7 +125,18 @@ class StageSpace : public Space {
     return nest.find_loop(want) ? want : a;
   }
 
+  // The last stage that reads `tensor`.
+  std::size_t last_reader(const std::string& tensor) const {
+    std::size_t r = 0;
+    for (std::size_t k = 0; k < op_.stages.size(); ++k)
+      for_each_read(op_.stages[k].value, [&](const Access& a) {
+        if (a.tensor == tensor) r = k;
+      });
+    return r;
+  }
+
   Op op_;
+  std::vector<std::pair<std::string, std::size_t>> placements_;  // intermediate, its last reader
   std::vector<Knob> knobs_;
 };
 

@@ -169,6 +169,25 @@ TEST_P(StageRandomTraces, EqualTheReference) {
   expect_reference(op, traces);
 }
 
+// Stages fused by hand: softmax and layernorm computed row by row in one parallel nest,
+// attention with its exponentials inlined and its row statistics at the output's rows.
+TEST(StageFusion, FusedKernelsEqualTheReference) {
+  const Op sm = op_from_cli("softmax:B=2,M=5,N=37");
+  Trace t;
+  t.steps = {Transform::compute_at("S", "s2.m"), Transform::compute_at("Mx", "s2.m"), Transform::parallel("s2.b"),
+             Transform::split("s0.n", {3, 16}),  Transform::vectorize("s0.n.1"),      Transform::split("s2.n", {3, 16}),
+             Transform::vectorize("s2.n.1")};
+  expect_reference(sm, {t});
+  const Op ln = op_from_cli("layernorm:M=6,N=40");
+  Trace l;
+  l.steps = {Transform::compute_at("Var", "s2.m"), Transform::compute_at("Mu", "s2.m"), Transform::parallel("s2.m")};
+  expect_reference(ln, {l});
+  const Op at = op_from_cli("attention:H=2,T=9,D=5");
+  Trace a;
+  a.steps = {Transform::compute_inline("E"), Transform::compute_at("Sum", "s4.i"), Transform::compute_at("Mx", "s4.i")};
+  expect_reference(at, {a});
+}
+
 INSTANTIATE_TEST_SUITE_P(Stages, StageRandomTraces, ::testing::ValuesIn(kStageFamilies),
                          [](const auto& info) { return std::string(info.param.name); });
 

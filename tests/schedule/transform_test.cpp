@@ -138,13 +138,23 @@ TEST(Trace, EveryKindRoundTripsThroughJsonAndReplays) {
              Transform::fuse("init.m"),          Transform::parallel("init.m_init.n"),
              Transform::cache_write("C", "n.0"), Transform::pack("B", "m", {"n.0", "k", "n.1"}),
              Transform::vectorize("n.1"),        Transform::unroll("n.1@C_l.init")};
+  // The two kinds of multi-stage ops, on one.
+  const Op ln = op_from_cli("layernorm:M=4,N=8");
+  Trace s;
+  s.steps = {Transform::compute_at("Var", "s2.m"), Transform::compute_at("Mu", "s2.m")};
+  const Op att = op_from_cli("attention:H=2,T=4,D=3");
+  Trace a;
+  a.steps = {Transform::compute_inline("E")};
   std::set<TransformKind> kinds;
-  for (const auto& s : t.steps) kinds.insert(s.kind);
+  for (const auto* tr : {&t, &s, &a})
+    for (const auto& step : tr->steps) kinds.insert(step.kind);
   EXPECT_EQ(kinds.size(), all_transform_kinds().size()) << "cover every kind";
-  const std::string text = trace_to_string(t);
-  EXPECT_EQ(trace_from_string(text), t);
-  EXPECT_EQ(nlohmann::json::parse(text)["schema_version"], kScheduleSchemaVersion);
-  EXPECT_EQ(replay(op, trace_from_string(text)), replay(op, t));
+  for (const auto& [o, tr] : {std::pair{&op, &t}, std::pair{&ln, &s}, std::pair{&att, &a}}) {
+    const std::string text = trace_to_string(*tr);
+    EXPECT_EQ(trace_from_string(text), *tr);
+    EXPECT_EQ(nlohmann::json::parse(text)["schema_version"], kScheduleSchemaVersion);
+    EXPECT_EQ(replay(*o, trace_from_string(text)), replay(*o, *tr));
+  }
 }
 
 // A padded pack keeps the tensor's dimensions, widened by the halo its reads reach.
