@@ -111,7 +111,7 @@ void check_and_print_libraries() {
 // by the same CPUID bits), and the FMA peak probed at that width. --target x86-avx2 tunes ymm
 // kernels on an AVX-512 CPU too; the baselines still choose for themselves.
 attune::Target bench_target(const Args& a) {
-  const attune::Target target = attune::load_target(a.target);
+  attune::Target target = attune::load_target(a.target);
   if (target.kind != attune::TargetKind::cpu)
     throw attune::Error("--target: attune-bench measures CPU targets only, not '" + target.name + "'");
   if (const auto why = attune::host_cannot_run(target); !why.empty()) throw attune::Error("--target: " + why);

@@ -59,7 +59,7 @@ attune::TuneResult tune_workload(const Workload& w, int threads, const Args& a) 
       std::fprintf(stderr, "  tune %-14s t=%d: %4d trials, %4d valid, best %.1f GFLOP/s, %.0f s\n", w.name.c_str(),
                    threads, p.trials, p.valid, p.best_gflops, p.elapsed_s);
   };
-  const auto tr = attune::tune(w.op, to);
+  auto tr = attune::tune(w.op, to);
   std::fprintf(stderr, "  tuned %-13s t=%d: %d trials (%d resumed), %d valid, best %.1f GFLOP/s in the worker\n",
                w.name.c_str(), threads, tr.trials_before + tr.trials_run, tr.trials_before, tr.valid, tr.best_gflops);
   return tr;
