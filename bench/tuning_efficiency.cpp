@@ -25,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "codegen/codegen_vta.hpp"
@@ -77,10 +78,19 @@ struct Job {
   std::string db;
 };
 
-}  // namespace
+using RunsByWorkload = std::map<std::string, std::map<std::string, std::vector<Run>>>;  // workload -> strategy -> seeds
 
-int main(int argc, char** argv) {
-  Args a;
+// The candidate against the baseline over every (workload, seed) pair where the baseline found
+// something: the invalid counts are summed, the fractions of measurements kept per workload.
+struct CandidateVsBaseline {
+  std::vector<double> layer_fraction;  // per workload: median over seeds of the candidate's fraction
+  long inv_c = 0, inv_b = 0, inv_c_strict = 0, inv_b_strict = 0;
+  int never = 0, pairs = 0;
+};
+
+// The command line into `a`; the exit status when the program should stop here (--help, or
+// an option it cannot read).
+std::optional<int> parse_args(int argc, char** argv, Args& a) {
   CLI::App app{"attune-tuning-efficiency: measurements per strategy to reach a baseline's best (ML²Tuner)"};
   app.add_option("--target", a.target, "vta, vta:CONFIG or a CPU target (cpu)")->capture_default_str();
   app.add_option("--workloads", a.workloads, "workload file (default: vta.txt for vta, cpu.txt otherwise)");
@@ -97,27 +107,201 @@ int main(int argc, char** argv) {
   app.add_option("--tol", a.tol, "relative slack when comparing bests (default: 0 for vta, 0.02 for cpu)");
   app.add_option("--dir", a.dir, "where the run databases are kept (finished runs are reused)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  return std::nullopt;
+}
+
+// What the options leave open, chosen for the target: VTA's simulated runs are cheap and exact,
+// CPU runs time kernels (one at a time, fewer workloads and strategies, some slack). The
+// baseline and the candidate always run; an unknown strategy fails here, not mid-run.
+void apply_target_defaults(Args& a, bool vta) {
+  if (a.workloads.empty())
+    a.workloads = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt");
+  if (a.only.empty() && !vta) a.only = {"gemm_512", "rn50_c2_3x3"};
+  if (a.strategies.empty())
+    a.strategies = vta ? std::vector<std::string>{"random", "evolutionary", "xgb", "ml2"}
+                       : std::vector<std::string>{"random", "ml2"};
+  if (a.baseline.empty()) a.baseline = vta ? "xgb" : "random";
+  if (a.tol < 0) a.tol = vta ? 0.0 : 0.02;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (a.jobs <= 0) a.jobs = vta ? cores : 1;
+  for (const auto& s : {a.baseline, a.candidate})
+    if (std::find(a.strategies.begin(), a.strategies.end(), s) == a.strategies.end()) a.strategies.push_back(s);
+  for (const auto& s : a.strategies) make_strategy(s);
+}
+
+std::vector<Op> selected_ops(const Args& a) {
+  std::vector<Op> ops;
+  for (auto& op : load_workload_file(a.workloads))
+    if (a.only.empty() || std::find(a.only.begin(), a.only.end(), op.name) != a.only.end()) ops.push_back(op);
+  if (ops.empty()) throw Error("no workloads selected from " + a.workloads);
+  return ops;
+}
+
+// Runs the jobs, a.jobs at once, each into its own database (a finished one is reused, a cut one
+// resumed); throws the last failure once all have run.
+void run_jobs(const std::vector<Job>& jobs, const Args& a) {
+  std::map<std::string, double> wall;  // db -> seconds
+  std::mutex mu;
+  std::atomic<std::size_t> next{0}, done{0};
+  std::string failure;
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < jobs.size();) {
+      const Job& j = jobs[i];
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        TuneOptions o;
+        o.target = a.target;
+        o.trials = a.trials;
+        o.strategy = j.strategy;
+        o.db_path = j.db;
+        o.seed = static_cast<std::uint64_t>(j.seed);
+        o.threads = a.threads;
+        o.mappings = "off";  // every strategy searches the same (loop-nest) space
+        const auto r = tune(*j.op, o);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::lock_guard lock(mu);
+        wall[j.db] = s;
+        std::printf("[%zu/%zu] %-12s %-12s seed %d: %d new attempts, best %.4g ms, %.1f s\n", ++done, jobs.size(),
+                    j.op->name.c_str(), j.strategy.c_str(), j.seed, r.trials_run, r.best ? r.best->median_s * 1e3 : 0.0,
+                    s);
+        std::fflush(stdout);
+      } catch (const std::exception& e) {
+        std::lock_guard lock(mu);
+        failure = j.db + ": " + e.what();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < a.jobs; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (!failure.empty()) throw Error(failure);
+}
+
+// One workload's seeds: the measurements the candidate needs to reach the baseline's final best,
+// as a fraction of the baseline's budget (fr; never reaching it counts 1.0) and of what the
+// baseline took to first reach it (fr_first); the invalid counts go into `cmp`.
+void compare_seeds(std::map<std::string, std::vector<Run>>& by, const Args& a, CandidateVsBaseline& cmp,
+                   std::vector<double>& fr, std::vector<double>& fr_first) {
+  for (int s = 0; s < a.seeds; ++s) {
+    const Run& b = by[a.baseline][s];
+    const Run& c = by[a.candidate][s];
+    const double target = b.final_best();
+    if (target <= 0) continue;
+    ++cmp.pairs;
+    const auto n = c.measurements_to_reach(target, a.tol);
+    if (!n) ++cmp.never;
+    const double cn = n ? *n : std::max(1, c.measurements());
+    fr.push_back(std::min(1.0, cn / std::max(1, b.measurements())));
+    const auto bfirst = b.measurements_to_reach(target, 0);
+    fr_first.push_back(cn / std::max(1, bfirst.value_or(1)));
+    cmp.inv_c += c.invalid_measured();
+    cmp.inv_b += b.invalid_measured();
+    cmp.inv_c_strict += c.invalid_attempts();
+    cmp.inv_b_strict += b.invalid_attempts();
+  }
+}
+
+// Per strategy, medians over seeds: final best, invalid attempts, invalid measurements, and the
+// measurements to reach the baseline's final best of the same seed.
+void print_strategy_rows(const Op& op, std::map<std::string, std::vector<Run>>& by, const Args& a) {
+  for (const auto& s : a.strategies) {
+    std::vector<double> best, inv, invm, reach;
+    for (int k = 0; k < a.seeds; ++k) {
+      const Run& r = by[s][k];
+      best.push_back(r.final_best() * 1e3);
+      inv.push_back(r.invalid_attempts());
+      invm.push_back(r.invalid_measured());
+      const double target = by[a.baseline][k].final_best();
+      const auto n = r.measurements_to_reach(target, a.tol);
+      reach.push_back(n ? *n : std::nan(""));
+    }
+    std::printf("%-12s %-13s %12.4g %9.1f %9.1f %9.0f\n", op.name.c_str(), s.c_str(), median(best), median(inv),
+                median(invm), median(reach));
+  }
+}
+
+// The per-workload table, and the candidate's comparison with the baseline it sums up.
+CandidateVsBaseline compare_strategies(const std::vector<Op>& ops, RunsByWorkload& runs, const Args& a) {
+  std::printf("\n%-12s %-13s %12s %9s %9s %9s\n", "workload", "strategy", "best ms(med)", "invalid", "inv.meas",
+              "to-base");
+  CandidateVsBaseline cmp;
+  for (const auto& op : ops) {
+    auto& by = runs[op.name];
+    std::vector<double> fr, fr_first;
+    compare_seeds(by, a, cmp, fr, fr_first);
+    print_strategy_rows(op, by, a);
+    cmp.layer_fraction.push_back(median(fr));
+    std::printf(
+        "%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
+        "took to first reach its own final best)\n",
+        op.name.c_str(), a.candidate.c_str(), 100 * cmp.layer_fraction.back(), a.baseline.c_str(), median(fr_first),
+        a.baseline.c_str());
+  }
+  return cmp;
+}
+
+// The cost models trained on 70% of each workload's distinct configs (all strategies' runs)
+// and scored on the rest, per workload and on average.
+void print_model_quality(const std::vector<Op>& ops, RunsByWorkload& runs, bool vta) {
+  std::printf("\nmodel quality on held-out configs (30%% of each workload's distinct configs; mean over workloads)\n");
+  std::vector<double> pp, ap, p1, a1, p5, a5, vp, vr;
+  for (const auto& op : ops) {
+    std::vector<const Run*> all;
+    for (const auto& [s, rs] : runs[op.name])
+      for (const auto& r : rs) all.push_back(&r);
+    const auto q = held_out_quality(all, vta ? "vta" : "cpu");
+    if (!q.ok) continue;
+    std::printf(
+        "  %-12s train %4d test %4d (valid %4d): pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | "
+        "peak@5 P %.3f A %.3f | V precision %.3f recall %.3f\n",
+        op.name.c_str(), q.train_rows, q.test_rows, q.test_valid, q.p_pairwise, q.a_pairwise, q.p_peak1, q.a_peak1,
+        q.p_peak5, q.a_peak5, q.v_precision, q.v_recall);
+    pp.push_back(q.p_pairwise);
+    ap.push_back(q.a_pairwise);
+    p1.push_back(q.p_peak1);
+    a1.push_back(q.a_peak1);
+    p5.push_back(q.p_peak5);
+    a5.push_back(q.a_peak5);
+    if (q.v_precision == q.v_precision) vp.push_back(q.v_precision);
+    if (q.v_recall == q.v_recall) vr.push_back(q.v_recall);
+  }
+  auto mean = [](const std::vector<double>& v) {
+    return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  };
+  std::printf(
+      "  mean: pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | peak@5 P %.3f A %.3f | V precision %.3f "
+      "recall %.3f\n",
+      mean(pp), mean(ap), mean(p1), mean(a1), mean(p5), mean(a5), mean(vp), mean(vr));
+}
+
+// The comparison's totals, then the closing line scripts read.
+void print_closing(const CandidateVsBaseline& cmp, const Args& a, const std::string& target_name) {
+  const double samples_fraction = median(cmp.layer_fraction);
+  const double invalid_reduction =
+      cmp.inv_b > 0 ? 1.0 - static_cast<double>(cmp.inv_c) / static_cast<double>(cmp.inv_b) : std::nan("");
+  const double strict = cmp.inv_b_strict > 0
+                            ? 1.0 - static_cast<double>(cmp.inv_c_strict) / static_cast<double>(cmp.inv_b_strict)
+                            : std::nan("");
+  std::printf(
+      "\n%s vs %s over %d (workload, seed) pairs: reached the baseline's best in %d; invalid measured %ld vs "
+      "%ld; invalid attempts incl. %s's compile-stage failures %ld vs %ld (reduction %.2f)\n",
+      a.candidate.c_str(), a.baseline.c_str(), cmp.pairs, cmp.pairs - cmp.never, cmp.inv_c, cmp.inv_b,
+      a.candidate.c_str(), cmp.inv_c_strict, cmp.inv_b_strict, strict);
+  std::printf("target=%s samples_fraction=%.2f invalid_reduction=%.2f\n", target_name.c_str(), samples_fraction,
+              invalid_reduction);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  if (const auto exit_code = parse_args(argc, argv, a)) return *exit_code;
 
   try {
     const bool vta = is_vta_target_arg(a.target);
-    if (a.workloads.empty())
-      a.workloads = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt");
-    if (a.only.empty() && !vta) a.only = {"gemm_512", "rn50_c2_3x3"};
-    if (a.strategies.empty())
-      a.strategies = vta ? std::vector<std::string>{"random", "evolutionary", "xgb", "ml2"}
-                         : std::vector<std::string>{"random", "ml2"};
-    if (a.baseline.empty()) a.baseline = vta ? "xgb" : "random";
-    if (a.tol < 0) a.tol = vta ? 0.0 : 0.02;
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (a.jobs <= 0) a.jobs = vta ? cores : 1;
-    for (const auto& s : {a.baseline, a.candidate})
-      if (std::find(a.strategies.begin(), a.strategies.end(), s) == a.strategies.end()) a.strategies.push_back(s);
-    for (const auto& s : a.strategies) make_strategy(s);  // unknown names fail here, not mid-run
-
-    std::vector<Op> ops;
-    for (auto& op : load_workload_file(a.workloads))
-      if (a.only.empty() || std::find(a.only.begin(), a.only.end(), op.name) != a.only.end()) ops.push_back(op);
-    if (ops.empty()) throw Error("no workloads selected from " + a.workloads);
+    apply_target_defaults(a, vta);
+    const std::vector<Op> ops = selected_ops(a);
     const std::string target_name = tuning_target_name(a.target);
 
     std::vector<Job> jobs;
@@ -130,139 +314,14 @@ int main(int argc, char** argv) {
         "%d at once, databases in %s\n",
         target_name.c_str(), ops.size(), a.strategies.size(), a.seeds, a.trials, a.jobs, a.dir.c_str());
     std::fflush(stdout);
-
-    std::map<std::string, double> wall;  // db -> seconds
-    std::mutex mu;
-    std::atomic<std::size_t> next{0}, done{0};
-    std::string failure;
-    auto worker = [&] {
-      for (std::size_t i; (i = next++) < jobs.size();) {
-        const Job& j = jobs[i];
-        const auto t0 = std::chrono::steady_clock::now();
-        try {
-          TuneOptions o;
-          o.target = a.target;
-          o.trials = a.trials;
-          o.strategy = j.strategy;
-          o.db_path = j.db;
-          o.seed = static_cast<std::uint64_t>(j.seed);
-          o.threads = a.threads;
-          o.mappings = "off";  // every strategy searches the same (loop-nest) space
-          const auto r = tune(*j.op, o);
-          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          std::lock_guard lock(mu);
-          wall[j.db] = s;
-          std::printf("[%zu/%zu] %-12s %-12s seed %d: %d new attempts, best %.4g ms, %.1f s\n", ++done, jobs.size(),
-                      j.op->name.c_str(), j.strategy.c_str(), j.seed, r.trials_run,
-                      r.best ? r.best->median_s * 1e3 : 0.0, s);
-          std::fflush(stdout);
-        } catch (const std::exception& e) {
-          std::lock_guard lock(mu);
-          failure = j.db + ": " + e.what();
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int i = 1; i < a.jobs; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    if (!failure.empty()) throw Error(failure);
+    run_jobs(jobs, a);
 
     // ---- report ----
-    std::map<std::string, std::map<std::string, std::vector<Run>>> runs;  // workload -> strategy -> seeds
+    RunsByWorkload runs;
     for (const auto& j : jobs) runs[j.op->name][j.strategy].push_back(read_run(j.db, j.op->name, j.strategy, j.seed));
-
-    std::printf("\n%-12s %-13s %12s %9s %9s %9s\n", "workload", "strategy", "best ms(med)", "invalid", "inv.meas",
-                "to-base");
-    std::vector<double> layer_fraction, layer_fraction_first;
-    long inv_c = 0, inv_b = 0, inv_c_strict = 0, inv_b_strict = 0;
-    int never = 0, pairs = 0;
-    for (const auto& op : ops) {
-      auto& by = runs[op.name];
-      std::vector<double> fr, fr_first;
-      for (int s = 0; s < a.seeds; ++s) {
-        const Run& b = by[a.baseline][s];
-        const Run& c = by[a.candidate][s];
-        const double target = b.final_best();
-        if (target <= 0) continue;
-        ++pairs;
-        const auto n = c.measurements_to_reach(target, a.tol);
-        if (!n) ++never;
-        const double cn = n ? *n : std::max(1, c.measurements());
-        fr.push_back(std::min(1.0, cn / std::max(1, b.measurements())));
-        const auto bfirst = b.measurements_to_reach(target, 0);
-        fr_first.push_back(cn / std::max(1, bfirst.value_or(1)));
-        inv_c += c.invalid_measured();
-        inv_b += b.invalid_measured();
-        inv_c_strict += c.invalid_attempts();
-        inv_b_strict += b.invalid_attempts();
-      }
-      for (const auto& s : a.strategies) {
-        std::vector<double> best, inv, invm, reach;
-        for (int k = 0; k < a.seeds; ++k) {
-          const Run& r = by[s][k];
-          best.push_back(r.final_best() * 1e3);
-          inv.push_back(r.invalid_attempts());
-          invm.push_back(r.invalid_measured());
-          const double target = by[a.baseline][k].final_best();
-          const auto n = r.measurements_to_reach(target, a.tol);
-          reach.push_back(n ? *n : std::nan(""));
-        }
-        std::printf("%-12s %-13s %12.4g %9.1f %9.1f %9.0f\n", op.name.c_str(), s.c_str(), median(best), median(inv),
-                    median(invm), median(reach));
-      }
-      layer_fraction.push_back(median(fr));
-      layer_fraction_first.push_back(median(fr_first));
-      std::printf(
-          "%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
-          "took to first reach its own final best)\n",
-          op.name.c_str(), a.candidate.c_str(), 100 * layer_fraction.back(), a.baseline.c_str(),
-          layer_fraction_first.back(), a.baseline.c_str());
-    }
-
-    std::printf(
-        "\nmodel quality on held-out configs (30%% of each workload's distinct configs; mean over workloads)\n");
-    std::vector<double> pp, ap, p1, a1, p5, a5, vp, vr;
-    for (const auto& op : ops) {
-      std::vector<const Run*> all;
-      for (const auto& [s, rs] : runs[op.name])
-        for (const auto& r : rs) all.push_back(&r);
-      const auto q = held_out_quality(all, vta ? "vta" : "cpu");
-      if (!q.ok) continue;
-      std::printf(
-          "  %-12s train %4d test %4d (valid %4d): pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | "
-          "peak@5 P %.3f A %.3f | V precision %.3f recall %.3f\n",
-          op.name.c_str(), q.train_rows, q.test_rows, q.test_valid, q.p_pairwise, q.a_pairwise, q.p_peak1, q.a_peak1,
-          q.p_peak5, q.a_peak5, q.v_precision, q.v_recall);
-      pp.push_back(q.p_pairwise);
-      ap.push_back(q.a_pairwise);
-      p1.push_back(q.p_peak1);
-      a1.push_back(q.a_peak1);
-      p5.push_back(q.p_peak5);
-      a5.push_back(q.a_peak5);
-      if (q.v_precision == q.v_precision) vp.push_back(q.v_precision);
-      if (q.v_recall == q.v_recall) vr.push_back(q.v_recall);
-    }
-    auto mean = [](const std::vector<double>& v) {
-      return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-    };
-    std::printf(
-        "  mean: pairwise P %.3f A %.3f | peak@1 P %.3f A %.3f | peak@5 P %.3f A %.3f | V precision %.3f "
-        "recall %.3f\n",
-        mean(pp), mean(ap), mean(p1), mean(a1), mean(p5), mean(a5), mean(vp), mean(vr));
-
-    const double samples_fraction = median(layer_fraction);
-    const double invalid_reduction =
-        inv_b > 0 ? 1.0 - static_cast<double>(inv_c) / static_cast<double>(inv_b) : std::nan("");
-    const double strict =
-        inv_b_strict > 0 ? 1.0 - static_cast<double>(inv_c_strict) / static_cast<double>(inv_b_strict) : std::nan("");
-    std::printf(
-        "\n%s vs %s over %d (workload, seed) pairs: reached the baseline's best in %d; invalid measured %ld vs "
-        "%ld; invalid attempts incl. %s's compile-stage failures %ld vs %ld (reduction %.2f)\n",
-        a.candidate.c_str(), a.baseline.c_str(), pairs, pairs - never, inv_c, inv_b, a.candidate.c_str(), inv_c_strict,
-        inv_b_strict, strict);
-    std::printf("target=%s samples_fraction=%.2f invalid_reduction=%.2f\n", target_name.c_str(), samples_fraction,
-                invalid_reduction);
+    const CandidateVsBaseline cmp = compare_strategies(ops, runs, a);
+    print_model_quality(ops, runs, vta);
+    print_closing(cmp, a, target_name);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attune-tuning-efficiency: %s\n", e.what());

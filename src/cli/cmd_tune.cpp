@@ -94,18 +94,8 @@ class ProgressLine {
   std::chrono::steady_clock::time_point last_print_;
 };
 
-int run_tune(const TuneArgs& a) {
-  if (a.trials < 0) throw Error("--trials must be positive, got " + std::to_string(a.trials));
-  if (a.time_s < 0) throw Error("--time must be positive, got " + fixed(a.time_s, 1));
-  if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
-  const Op op = op_from_cli(a.spec);
-  check_max_memory(op, a.max_memory);
-  // An unknown name fails here, before the database is created (rl has its own path in tune()).
-  if (a.strategy != "rl") make_strategy(a.strategy);
-  // "vta[:CONFIG]" names a simulator config rather than a target file: tune() resolves it.
-  const std::string target = is_vta_target_arg(a.target) ? a.target : target_arg(a.target);
-  const std::string target_name = tuning_target_name(target);
-
+// What the user asked for, as tune()'s options (`target` resolved); no progress callback yet.
+TuneOptions tune_options(const TuneArgs& a, const std::string& target) {
   TuneOptions o;
   o.target = target;
   if (a.trials > 0 || a.time_s > 0) {
@@ -121,6 +111,78 @@ int run_tune(const TuneArgs& a) {
   o.max_mappings = a.max_mappings;
   o.confirm_top = a.confirm_top;
   o.confirm_runs = a.confirm_runs;
+  return o;
+}
+
+// --json: the summary as one object, for scripts.
+void print_json_summary(const Op& op, const std::string& target_name, const TuneArgs& a, const TuneResult& r) {
+  const bool found = r.best.has_value();
+  nlohmann::json j = {{"op", op.name},
+                      {"target", target_name},
+                      {"status", found ? "ok" : "no_valid_candidate"},
+                      {"gflops", r.best_gflops},
+                      {"time_ms", found ? nlohmann::json(r.best->median_s * 1e3) : nlohmann::json()},
+                      {"trials", r.trials_total},
+                      {"trials_run", r.trials_run},
+                      {"resumed", r.trials_before},
+                      {"measured", r.measured},
+                      {"confirmations", r.confirmations},
+                      {"valid", r.valid},
+                      {"elapsed_s", r.elapsed_s},
+                      {"candidates_per_minute", r.candidates_per_minute},
+                      {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
+                      {"db", a.db},
+                      {"task_id", r.task_id},
+                      {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
+  if (!r.arms.empty()) {
+    j["arms"] = nlohmann::json::array();
+    for (const auto& arm : r.arms)
+      j["arms"].push_back(
+          {{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
+  }
+  std::cout << j.dump() << std::endl;
+}
+
+// The summary for people: the task, its trials, the best kernel and how it was found.
+void print_text_summary(const Op& op, const std::string& target_name, const TuneArgs& a, const TuneResult& r) {
+  const int total = r.trials_total;
+  const int alongside = total - r.trials_before - r.trials_run;  // by other runs at the same time
+  std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name << " (task "
+            << r.task_id << ")\n"
+            << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before << " resumed"
+            << (alongside > 0 ? ", " + std::to_string(alongside) + " by another run" : std::string()) << ")\n"
+            << "valid     " << r.valid << "\n";
+  if (r.confirmations > 0)
+    std::cout << "confirmed " << r.confirmations << " re-measurements of the fastest traces (best: median of each)\n";
+  if (r.best)
+    std::cout << "best      " << format_time(r.best->median_s) << ", " << fixed(r.best_gflops, 2) << " GFLOP/s (record "
+              << r.best->id << ", trial " << r.best->trial << ")\n"
+              << "trace     " << r.best->trace << "\n";
+  // How the mapping space's budget was shared (arms in the space's order of promise).
+  for (std::size_t i = 0; i < r.arms.size(); ++i)
+    std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
+              << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
+  std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
+            << format_duration(r.elapsed_s) << "\n"
+            << "database  " << a.db << std::endl;
+  if (r.interrupted)
+    std::cout << "stopped   by " << signal_name(r.interrupted)
+              << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
+}
+
+int run_tune(const TuneArgs& a) {
+  if (a.trials < 0) throw Error("--trials must be positive, got " + std::to_string(a.trials));
+  if (a.time_s < 0) throw Error("--time must be positive, got " + fixed(a.time_s, 1));
+  if (a.threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(a.threads));
+  const Op op = op_from_cli(a.spec);
+  check_max_memory(op, a.max_memory);
+  // An unknown name fails here, before the database is created (rl has its own path in tune()).
+  if (a.strategy != "rl") make_strategy(a.strategy);
+  // "vta[:CONFIG]" names a simulator config rather than a target file: tune() resolves it.
+  const std::string target = is_vta_target_arg(a.target) ? a.target : target_arg(a.target);
+  const std::string target_name = tuning_target_name(target);
+
+  TuneOptions o = tune_options(a, target);
   ProgressLine progress;
   o.on_progress = [&progress](const TuneProgress& p) { progress.update(p); };
 
@@ -128,59 +190,13 @@ int run_tune(const TuneArgs& a) {
   const TuneResult r = tune(op, o);
   progress.finish();
 
-  const int total = r.trials_total;
-  const int alongside = total - r.trials_before - r.trials_run;  // by other runs at the same time
-  const bool found = r.best.has_value();
-  if (a.json) {
-    nlohmann::json j = {{"op", op.name},
-                        {"target", target_name},
-                        {"status", found ? "ok" : "no_valid_candidate"},
-                        {"gflops", r.best_gflops},
-                        {"time_ms", found ? nlohmann::json(r.best->median_s * 1e3) : nlohmann::json()},
-                        {"trials", total},
-                        {"trials_run", r.trials_run},
-                        {"resumed", r.trials_before},
-                        {"measured", r.measured},
-                        {"confirmations", r.confirmations},
-                        {"valid", r.valid},
-                        {"elapsed_s", r.elapsed_s},
-                        {"candidates_per_minute", r.candidates_per_minute},
-                        {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
-                        {"db", a.db},
-                        {"task_id", r.task_id},
-                        {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
-    if (!r.arms.empty()) {
-      j["arms"] = nlohmann::json::array();
-      for (const auto& arm : r.arms)
-        j["arms"].push_back(
-            {{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
-    }
-    std::cout << j.dump() << std::endl;
-  } else {
-    std::cout << "task      " << (op.name.empty() ? "(unnamed op)" : op.name) << " on " << target_name << " (task "
-              << r.task_id << ")\n"
-              << "trials    " << total << " (" << r.trials_run << " this run, " << r.trials_before << " resumed"
-              << (alongside > 0 ? ", " + std::to_string(alongside) + " by another run" : std::string()) << ")\n"
-              << "valid     " << r.valid << "\n";
-    if (r.confirmations > 0)
-      std::cout << "confirmed " << r.confirmations << " re-measurements of the fastest traces (best: median of each)\n";
-    if (found)
-      std::cout << "best      " << format_time(r.best->median_s) << ", " << fixed(r.best_gflops, 2)
-                << " GFLOP/s (record " << r.best->id << ", trial " << r.best->trial << ")\n"
-                << "trace     " << r.best->trace << "\n";
-    // How the mapping space's budget was shared (arms in the space's order of promise).
-    for (std::size_t i = 0; i < r.arms.size(); ++i)
-      std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
-                << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
-    std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
-              << format_duration(r.elapsed_s) << "\n"
-              << "database  " << a.db << std::endl;
-    if (r.interrupted)
-      std::cout << "stopped   by " << signal_name(r.interrupted)
-                << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
-  }
+  if (a.json)
+    print_json_summary(op, target_name, a, r);
+  else
+    print_text_summary(op, target_name, a, r);
   if (r.interrupted) return interrupted_exit_code(r.interrupted);
-  if (!found) throw Error("no valid candidate among " + std::to_string(total) + " trials (see `attune history`)");
+  if (!r.best)
+    throw Error("no valid candidate among " + std::to_string(r.trials_total) + " trials (see `attune history`)");
   return 0;
 }
 

@@ -31,8 +31,8 @@ ParamField layout(const std::string& choices) {
   return {"layout", "tensor layout: " + choices + " (DEFAULT picks the first)"};
 }
 
-std::vector<Family> build() {
-  std::vector<Family> f;
+// Matrix products: gemm, batch_matmul, gemv.
+void add_matrix_families(std::vector<Family>& f) {
   f.push_back({"gemm",
                "C[m, n] = A[m, k] * B[k, n], row-major; bias[n]",
                {dim("M", "rows of A and C"), dim("N", "columns of B and C"), dim("K", "columns of A, rows of B")},
@@ -54,6 +54,11 @@ std::vector<Family> build() {
                "y",
                "m",
                {{"", shape("M=0.0 K=0.1")}}});
+}
+
+// Convolutions whose input window is out*stride + tap*dilation - pad, in one to three spatial
+// dimensions, depthwise included.
+void add_convolution_families(std::vector<Family>& f) {
   f.push_back(
       {"conv1d",
        "O[n, l, k] = I[n, l*stride + r*dilation - pad, c] * W[r, c, k] (NLC; NCL: I[N,C,L], "
@@ -97,6 +102,11 @@ std::vector<Family> build() {
                "k",
                {{"NDHWC", shape("N=0.0 D=0.1 H=0.2 W=0.3 C=0.4 T=1.0 R=1.1 S=1.2 K=1.4"), 1},
                 {"NCDHW", shape("N=0.0 C=0.1 D=0.2 H=0.3 W=0.4 K=1.0 T=1.2 R=1.3 S=1.4"), 2}}});
+}
+
+// Convolutions shaped otherwise: transposed (the window divides by the stride) and capsule
+// (pose matrices beside the channels).
+void add_other_convolution_families(std::vector<Family>& f) {
   f.push_back({"conv2d_transpose",
                "transposed 2-D convolution: O[n, p, q, k] = I[n, (p + pad - r)/stride, (q + pad - s)/stride, c] "
                "* W[r, s, c, k] (a non-integer quotient reads zero). NHWC: I[N,H,W,C], W[R,S,C,K], "
@@ -120,6 +130,14 @@ std::vector<Family> build() {
                "out",
                "k",
                {{"NHWIJC", shape("N=0.0 H=0.1 W=0.2 capsule=0.3 C=0.5 R=1.0 S=1.1 K=1.5"), 1}}});
+}
+
+// The generated header and dispatch list the families in this order.
+std::vector<Family> build() {
+  std::vector<Family> f;
+  add_matrix_families(f);
+  add_convolution_families(f);
+  add_other_convolution_families(f);
   return f;
 }
 

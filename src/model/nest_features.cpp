@@ -101,6 +101,129 @@ double stride_of(const Access& a, const BufferDecl* decl, const std::string& var
   return std::fabs(stride);
 }
 
+// The nest as a whole: log2 flops, loops, statements, parallel loops and their extent, local
+// buffer bytes.
+void push_global(std::vector<float>& f, const LoopNest& nest, const Walker& w) {
+  double local_bytes = 0;
+  for (const auto& b : nest.buffers)
+    if (b.kind == BufferKind::local) local_bytes += static_cast<double>(b.numel() * dtype_size(b.dtype));
+  f.push_back(log2p(nest.op.flops()));
+  f.push_back(static_cast<float>(w.loops));
+  f.push_back(static_cast<float>(w.stmts));
+  f.push_back(static_cast<float>(w.parallel));
+  f.push_back(log2p(w.parallel > 0 ? w.parallel_extent : 0));
+  f.push_back(log2p(local_bytes));
+}
+
+// The kLoopSlots innermost loops around the update `st` (innermost first): log2 extent, kind,
+// and whether it is a reduction (no index of the output uses it or a variable it binds).
+void push_loop_slots(std::vector<float>& f, const std::vector<const Node*>& loops, const Stmt* st) {
+  for (int i = 0; i < kLoopSlots; ++i) {
+    if (!st || i >= static_cast<int>(loops.size())) {
+      f.insert(f.end(), {kNaN, kNaN, kNaN});
+      continue;
+    }
+    const Node* l = loops[loops.size() - 1 - i];
+    bool reduction = true;
+    for (const auto& ix : st->dst.index)
+      if (ix.uses(l->var)) reduction = false;
+    for (const auto& b : l->bindings)
+      for (const auto& ix : st->dst.index)
+        if (ix.uses(b.var)) reduction = false;
+    f.push_back(log2p(static_cast<double>(l->extent)));
+    f.push_back(static_cast<float>(static_cast<int>(l->kind)));
+    f.push_back(reduction ? 1.f : 0.f);
+  }
+}
+
+// The register tile around the update: vector lanes and the product of unrolled extents.
+void push_register_tile(std::vector<float>& f, const std::vector<const Node*>& loops, const Stmt* st) {
+  double lanes = 1, unroll = 1;
+  for (const Node* l : loops) {
+    if (l->kind == LoopKind::vectorized) lanes *= static_cast<double>(l->extent);
+    if (l->kind == LoopKind::unrolled) unroll *= static_cast<double>(l->extent);
+  }
+  f.push_back(st ? static_cast<float>(lanes) : kNaN);
+  f.push_back(st ? static_cast<float>(unroll) : kNaN);
+}
+
+// The update's accesses (output first) and, per cache level, the band of innermost loops whose
+// footprint fits that cache.
+struct Bands {
+  const LoopNest& nest;
+  const std::vector<const Node*>& loops;
+  std::vector<const Access*> accs;
+  std::size_t k[kCacheLevels] = {0, 0, 0};  // loops in each level's band
+
+  Bands(const LoopNest& n, const std::vector<const Node*>& ls, const Stmt* st, const FeatureCaches& caches)
+      : nest(n), loops(ls) {
+    if (st) {
+      accs.push_back(&st->dst);
+      for (const auto& s : st->srcs) accs.push_back(&s);
+      for_each_read(st->value, [&](const Access& a) { accs.push_back(&a); });
+    }
+    const double cache_bytes[kCacheLevels] = {caches.l1, caches.l2, caches.l3};
+    for (int c = 0; c < kCacheLevels; ++c) {
+      std::size_t n_loops = 0;
+      while (n_loops < loops.size() && bytes_in(n_loops + 1) <= cache_bytes[c]) ++n_loops;
+      k[c] = n_loops;
+    }
+  }
+
+  // The `n` innermost loops.
+  std::vector<const Node*> band_of(std::size_t n) const {
+    return std::vector<const Node*>(loops.end() - static_cast<std::ptrdiff_t>(n), loops.end());
+  }
+  // The bytes all accesses touch inside the `n` innermost loops.
+  double bytes_in(std::size_t n) const {
+    const auto ext = band_extents(band_of(n));
+    double total = 0;
+    for (const Access* a : accs) {
+      const BufferDecl* d = nest.buffer(a->tensor);
+      total += footprint_elems(*a, d, ext) * static_cast<double>(d ? dtype_size(d->dtype) : 4);
+    }
+    return total;
+  }
+};
+
+double iterations(const std::vector<const Node*>& band) {
+  double iters = 1;
+  for (const Node* l : band) iters *= static_cast<double>(l->extent);
+  return iters;
+}
+
+// Per buffer slot: the innermost loop's stride, then per cache level the log2 bytes the access
+// touches in that level's band and its log2 reuse there.
+void push_buffer_slots(std::vector<float>& f, const Bands& bands) {
+  const auto& loops = bands.loops;
+  for (int b = 0; b < kBufferSlots; ++b) {
+    if (b >= static_cast<int>(bands.accs.size())) {
+      f.insert(f.end(), 1 + 2 * kCacheLevels, kNaN);
+      continue;
+    }
+    const Access& a = *bands.accs[b];
+    const BufferDecl* d = bands.nest.buffer(a.tensor);
+    f.push_back(loops.empty() ? kNaN : static_cast<float>(stride_of(a, d, loops.back()->var)));
+    for (int c = 0; c < kCacheLevels; ++c) {
+      const auto band = bands.band_of(bands.k[c]);
+      const auto ext = band_extents(band);
+      const double iters = iterations(band);
+      const double elems = footprint_elems(a, d, ext);
+      f.push_back(log2p(elems * static_cast<double>(d ? dtype_size(d->dtype) : 4)));
+      f.push_back(log2p(iters / std::max(1.0, elems)));
+    }
+  }
+}
+
+// Per cache level: flops per byte inside its band.
+void push_intensity(std::vector<float>& f, const Bands& bands, const Stmt* st) {
+  for (int c = 0; c < kCacheLevels; ++c) {
+    const double iters = iterations(bands.band_of(bands.k[c]));
+    const double bytes = st ? bands.bytes_in(bands.k[c]) : 0;
+    f.push_back(bytes > 0 ? static_cast<float>(2 * iters / bytes) : kNaN);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& nest_feature_names() {
@@ -130,93 +253,14 @@ std::vector<float> nest_features(const LoopNest& nest, const FeatureCaches& cach
   f.reserve(nest_feature_names().size());
   Walker w;
   w.walk(nest.body);
-  double local_bytes = 0;
-  for (const auto& b : nest.buffers)
-    if (b.kind == BufferKind::local) local_bytes += static_cast<double>(b.numel() * dtype_size(b.dtype));
-  f.push_back(log2p(nest.op.flops()));
-  f.push_back(static_cast<float>(w.loops));
-  f.push_back(static_cast<float>(w.stmts));
-  f.push_back(static_cast<float>(w.parallel));
-  f.push_back(log2p(w.parallel > 0 ? w.parallel_extent : 0));
-  f.push_back(log2p(local_bytes));
-
+  push_global(f, nest, w);
   const auto& loops = w.found.loops;
   const Stmt* st = w.found.stmt;
-  for (int i = 0; i < kLoopSlots; ++i) {
-    if (!st || i >= static_cast<int>(loops.size())) {
-      f.insert(f.end(), {kNaN, kNaN, kNaN});
-      continue;
-    }
-    const Node* l = loops[loops.size() - 1 - i];
-    bool reduction = true;
-    for (const auto& ix : st->dst.index)
-      if (ix.uses(l->var)) reduction = false;
-    for (const auto& b : l->bindings)
-      for (const auto& ix : st->dst.index)
-        if (ix.uses(b.var)) reduction = false;
-    f.push_back(log2p(static_cast<double>(l->extent)));
-    f.push_back(static_cast<float>(static_cast<int>(l->kind)));
-    f.push_back(reduction ? 1.f : 0.f);
-  }
-  double lanes = 1, unroll = 1;
-  for (const Node* l : loops) {
-    if (l->kind == LoopKind::vectorized) lanes *= static_cast<double>(l->extent);
-    if (l->kind == LoopKind::unrolled) unroll *= static_cast<double>(l->extent);
-  }
-  f.push_back(st ? static_cast<float>(lanes) : kNaN);
-  f.push_back(st ? static_cast<float>(unroll) : kNaN);
-
-  std::vector<const Access*> accs;
-  if (st) {
-    accs.push_back(&st->dst);
-    for (const auto& s : st->srcs) accs.push_back(&s);
-    for_each_read(st->value, [&](const Access& a) { accs.push_back(&a); });
-  }
-  // For each cache level, the number of innermost loops whose footprint fits.
-  auto band_of = [&](std::size_t k) {
-    return std::vector<const Node*>(loops.end() - static_cast<std::ptrdiff_t>(k), loops.end());
-  };
-  auto bytes_in = [&](std::size_t k) {
-    const auto ext = band_extents(band_of(k));
-    double total = 0;
-    for (const Access* a : accs) {
-      const BufferDecl* d = nest.buffer(a->tensor);
-      total += footprint_elems(*a, d, ext) * static_cast<double>(d ? dtype_size(d->dtype) : 4);
-    }
-    return total;
-  };
-  const double cache_bytes[kCacheLevels] = {caches.l1, caches.l2, caches.l3};
-  std::size_t band_k[kCacheLevels] = {0, 0, 0};
-  for (int c = 0; c < kCacheLevels; ++c) {
-    std::size_t k = 0;
-    while (k < loops.size() && bytes_in(k + 1) <= cache_bytes[c]) ++k;
-    band_k[c] = k;
-  }
-  for (int b = 0; b < kBufferSlots; ++b) {
-    if (b >= static_cast<int>(accs.size())) {
-      f.insert(f.end(), 1 + 2 * kCacheLevels, kNaN);
-      continue;
-    }
-    const Access& a = *accs[b];
-    const BufferDecl* d = nest.buffer(a.tensor);
-    f.push_back(loops.empty() ? kNaN : static_cast<float>(stride_of(a, d, loops.back()->var)));
-    for (int c = 0; c < kCacheLevels; ++c) {
-      const auto band = band_of(band_k[c]);
-      const auto ext = band_extents(band);
-      double iters = 1;
-      for (const Node* l : band) iters *= static_cast<double>(l->extent);
-      const double elems = footprint_elems(a, d, ext);
-      f.push_back(log2p(elems * static_cast<double>(d ? dtype_size(d->dtype) : 4)));
-      f.push_back(log2p(iters / std::max(1.0, elems)));
-    }
-  }
-  for (int c = 0; c < kCacheLevels; ++c) {
-    const auto band = band_of(band_k[c]);
-    double iters = 1;
-    for (const Node* l : band) iters *= static_cast<double>(l->extent);
-    const double bytes = st ? bytes_in(band_k[c]) : 0;
-    f.push_back(bytes > 0 ? static_cast<float>(2 * iters / bytes) : kNaN);
-  }
+  push_loop_slots(f, loops, st);
+  push_register_tile(f, loops, st);
+  const Bands bands(nest, loops, st, caches);
+  push_buffer_slots(f, bands);
+  push_intensity(f, bands, st);
   return f;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -78,30 +79,36 @@ bool has_exited(pid_t pid, bool block) {
   return info.si_pid == pid;
 }
 
-}  // namespace
-
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  ProcessResult r;
-  if (argv.empty()) {
-    r.spawn_error = "empty command";
-    return r;
-  }
+// The parent's ends of the child's stdout and stderr, each read until end of file.
+struct ChildOutput {
   Pipe out, err;
-  if (!out.open() || !err.open()) {
-    r.spawn_error = std::string("pipe: ") + std::strerror(errno);
-    return r;
-  }
+  bool out_open = true, err_open = true;
 
+  // The pipes still open, for poll() (-1 for a closed one, which poll() skips).
+  std::array<pollfd, 2> poll_set() const {
+    return {{{out_open ? out.fd[0] : -1, POLLIN, 0}, {err_open ? err.fd[0] : -1, POLLIN, 0}}};
+  }
+  // Reads what poll() found ready into r.out and r.err, each cut at `cap`.
+  void read_ready(const std::array<pollfd, 2>& fds, ProcessResult& r, std::size_t cap) {
+    if (fds[0].revents) out_open = read_some(out.fd[0], r.out, cap);
+    if (fds[1].revents) err_open = read_some(err.fd[0], r.err, cap);
+  }
+};
+
+// Starts argv in its own process group (to kill it whole), stdin from /dev/null and stdout and
+// stderr into the pipes' write ends; posix_spawnp's result (0, or an errno).
+int spawn_in_own_group(pid_t& pid, const std::vector<char*>& cargs, const std::vector<char*>& cenv, int out_fd,
+                       int err_fd) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  // Own process group (to kill it whole), default signal handling and an empty mask (the parent
-  // may ignore SIGPIPE or block signals; the child should not inherit that).
+  // Own process group, default signal handling and an empty mask (the parent may ignore
+  // SIGPIPE or block signals; the child should not inherit that).
   sigset_t none, defaults;
   sigemptyset(&none);
   sigfillset(&defaults);
@@ -112,13 +119,64 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
+  const int rc = ::posix_spawnp(&pid, cargs[0], &actions, &attr, cargs.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+// Reads the child's output until it exits, or its time since `start` is up (then its group is
+// killed and r.timed_out set); two seconds after an interrupt asked it to stop, it is killed.
+void read_until_exit(pid_t pid, ChildOutput& o, ProcessResult& r, const ProcessOptions& options,
+                     Clock::time_point start, const InterruptibleChild& interruptible) {
+  const auto deadline = start + std::chrono::duration<double>(options.timeout_s);
+  std::optional<Clock::time_point> asked_to_stop;  // when the interrupt sent the group SIGTERM
+  for (bool exited = false; !exited;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    if (!asked_to_stop && interruptible.asked_to_stop()) asked_to_stop = Clock::now();
+    if (asked_to_stop && Clock::now() - *asked_to_stop > std::chrono::seconds(2)) ::kill(-pid, SIGKILL);
+    auto fds = o.poll_set();
+    // Wake up now and then even with open pipes: the child may exit while a descendant it left
+    // behind still holds them.
+    ::poll(fds.data(), 2, static_cast<int>(std::min<long long>(left.count(), 20)));
+    o.read_ready(fds, r, options.max_output);
+    exited = has_exited(pid, false);
+  }
+}
+
+// Drains what the pipes still hold; the writers are dead, so this ends quickly.
+void drain(ChildOutput& o, ProcessResult& r, std::size_t cap) {
+  for (int rounds = 0; (o.out_open || o.err_open) && rounds < 200; ++rounds) {
+    auto fds = o.poll_set();
+    if (::poll(fds.data(), 2, 10) <= 0) continue;
+    o.read_ready(fds, r, cap);
+  }
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  ProcessResult r;
+  if (argv.empty()) {
+    r.spawn_error = "empty command";
+    return r;
+  }
+  ChildOutput o;
+  if (!o.out.open() || !o.err.open()) {
+    r.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+
   std::vector<std::string> args = argv, env = child_environment(options);
   std::vector<char*> cargs = c_strings(args), cenv = c_strings(env);
   const auto start = Clock::now();
   pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, cargs[0], &actions, &attr, cargs.data(), cenv.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  const int rc = spawn_in_own_group(pid, cargs, cenv, o.out.fd[1], o.err.fd[1]);
   if (rc != 0) {
     r.spawn_error = "cannot run '" + argv[0] + "': " + std::strerror(rc);
     return r;
@@ -126,39 +184,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   r.started = true;
   // SIGINT/SIGTERM inside an InterruptScope stop the child's group (interrupt.hpp).
   std::optional<InterruptibleChild> interruptible(std::in_place, pid);
-  out.close_end(1);
-  err.close_end(1);
+  o.out.close_end(1);
+  o.err.close_end(1);
 
-  const auto deadline = start + std::chrono::duration<double>(options.timeout_s);
-  bool out_open = true, err_open = true, exited = false;
-  std::optional<Clock::time_point> asked_to_stop;  // when the interrupt sent the group SIGTERM
-  while (!exited) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
-      r.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      break;
-    }
-    if (!asked_to_stop && interruptible->asked_to_stop()) asked_to_stop = Clock::now();
-    if (asked_to_stop && Clock::now() - *asked_to_stop > std::chrono::seconds(2)) ::kill(-pid, SIGKILL);
-    pollfd fds[2] = {{out_open ? out.fd[0] : -1, POLLIN, 0}, {err_open ? err.fd[0] : -1, POLLIN, 0}};
-    // Wake up now and then even with open pipes: the child may exit while a descendant it left
-    // behind still holds them.
-    ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 20)));
-    if (fds[0].revents) out_open = read_some(out.fd[0], r.out, options.max_output);
-    if (fds[1].revents) err_open = read_some(err.fd[0], r.err, options.max_output);
-    exited = has_exited(pid, false);
-  }
+  read_until_exit(pid, o, r, options, start, *interruptible);
   has_exited(pid, true);
   ::kill(-pid, SIGKILL);  // descendants left behind (the child itself is an unreaped zombie)
-
-  // Drain what the pipes still hold; the writers are dead, so this ends quickly.
-  for (int rounds = 0; (out_open || err_open) && rounds < 200; ++rounds) {
-    pollfd fds[2] = {{out_open ? out.fd[0] : -1, POLLIN, 0}, {err_open ? err.fd[0] : -1, POLLIN, 0}};
-    if (::poll(fds, 2, 10) <= 0) continue;
-    if (fds[0].revents) out_open = read_some(out.fd[0], r.out, options.max_output);
-    if (fds[1].revents) err_open = read_some(err.fd[0], r.err, options.max_output);
-  }
+  drain(o, r, options.max_output);
 
   interruptible.reset();  // before reaping: then the group id may be reused
   int status = 0;

@@ -41,31 +41,25 @@ struct PackPlan {
   std::string why;
 };
 
-PackPlan plan(const LoopNest& nest, const Transform& t) {
-  PackPlan p;
-  if (!nest.op.tensors.empty() && nest.op.tensor_index(t.tensor) < 0) {
-    p.why = "no tensor named '" + t.tensor + "'";
-    return p;
-  }
-  if (t.tensor == nest.op.output.tensor) {
-    p.why = "'" + t.tensor + "' is the output; use cache_write";
-    return p;
-  }
+// Why `t` names no input tensor, or a place that cannot hold a pack; "" when it can.
+std::string refuse_target(const LoopNest& nest, const Transform& t) {
+  if (!nest.op.tensors.empty() && nest.op.tensor_index(t.tensor) < 0) return "no tensor named '" + t.tensor + "'";
+  if (t.tensor == nest.op.output.tensor) return "'" + t.tensor + "' is the output; use cache_write";
   if (t.at != "root") {
     const Node* l = nest.find_loop(t.at);
-    if (!l) {
-      p.why = "no loop named '" + t.at + "'";
-      return p;
-    }
-    if (l->kind == LoopKind::vectorized || l->kind == LoopKind::unrolled) {
-      p.why = "cannot pack inside " + std::string(loop_kind_name(l->kind)) + " loop '" + t.at + "'";
-      return p;
-    }
+    if (!l) return "no loop named '" + t.at + "'";
+    if (l->kind == LoopKind::vectorized || l->kind == LoopKind::unrolled)
+      return "cannot pack inside " + std::string(loop_kind_name(l->kind)) + " loop '" + t.at + "'";
   }
-  const auto& body = scope_body(nest, t.at);
+  return "";
+}
+
+// Finds the one read of the tensor below `at` (p.access) and the loops it uses, outermost
+// first (`order`); false when there is none. Sets p.why where the reads cannot be packed:
+// different accesses, or a variable bound by a fused loop.
+bool find_read(const LoopNest& nest, const Transform& t, PackPlan& p, std::vector<std::string>& order) {
   bool found = false;
-  std::vector<std::string> order;  // loops the read uses, outermost first
-  for_each_stmt(body, [&](const Stmt& s, const std::vector<const Node*>& loops) {
+  for_each_stmt(scope_body(nest, t.at), [&](const Stmt& s, const std::vector<const Node*>& loops) {
     if (!p.why.empty() || s.kind != StmtKind::update) return;
     for (const auto& a : s.srcs) {
       if (a.tensor != t.tensor) continue;
@@ -88,31 +82,35 @@ PackPlan plan(const LoopNest& nest, const Transform& t) {
       }
     }
   });
-  if (!p.why.empty()) return p;
-  if (!found) {
-    p.why = "'" + t.tensor + "' is not read below '" + t.at + "'";
-    return p;
+  return found;
+}
+
+// A padded pack: the span of each index of the read, over the whole function.
+void plan_padded(const LoopNest& nest, const Transform& t, PackPlan& p) {
+  if (t.at != "root") {
+    p.why = "a padded pack covers the whole function: at must be 'root'";
+    return;
   }
-  if (t.padded) {
-    if (t.at != "root") {
-      p.why = "a padded pack covers the whole function: at must be 'root'";
-    } else if (!t.layout.empty()) {
-      p.why = "a padded pack keeps the tensor's layout: give no layout";
-    } else {
-      std::int64_t n = 1;
-      for (const auto& e : p.access.index) {
-        if (e.divisor != 1) {
-          p.why = "a padded pack needs undivided indices; '" + t.tensor + "' is read at a strided point";
-          return p;
-        }
-        p.ranges.push_back(range_of(nest, e));
-        const Range& r = p.ranges.back();
-        n = saturating_mul(n, saturating_add(saturating_add(r.hi, saturating_mul(r.lo, -1)), 1));
-      }
-      if (n > kMaxPackElements) p.why = kTooLarge;
+  if (!t.layout.empty()) {
+    p.why = "a padded pack keeps the tensor's layout: give no layout";
+    return;
+  }
+  std::int64_t n = 1;
+  for (const auto& e : p.access.index) {
+    if (e.divisor != 1) {
+      p.why = "a padded pack needs undivided indices; '" + t.tensor + "' is read at a strided point";
+      return;
     }
-    return p;
+    p.ranges.push_back(range_of(nest, e));
+    const Range& r = p.ranges.back();
+    n = saturating_mul(n, saturating_add(saturating_add(r.hi, saturating_mul(r.lo, -1)), 1));
   }
+  if (n > kMaxPackElements) p.why = kTooLarge;
+}
+
+// A pack by loops: the layout given, which must order the loops the read uses (`order`), or
+// those loops outermost first.
+void plan_layout(const LoopNest& nest, const Transform& t, const std::vector<std::string>& order, PackPlan& p) {
   if (t.layout.empty()) {
     p.layout = order;
   } else {
@@ -123,13 +121,30 @@ PackPlan plan(const LoopNest& nest, const Transform& t) {
       std::string want;
       for (const auto& v : order) want += (want.empty() ? "" : " ") + v;
       p.why = "layout must be a permutation of the loops the read uses: " + want;
-      return p;
+      return;
     }
     p.layout = t.layout;
   }
   std::int64_t n = 1;
   for (const auto& v : p.layout) n = saturating_mul(n, nest.find_loop(v)->extent);
   if (n > kMaxPackElements) p.why = kTooLarge;
+}
+
+PackPlan plan(const LoopNest& nest, const Transform& t) {
+  PackPlan p;
+  p.why = refuse_target(nest, t);
+  if (!p.why.empty()) return p;
+  std::vector<std::string> order;  // loops the read uses, outermost first
+  const bool found = find_read(nest, t, p, order);
+  if (!p.why.empty()) return p;
+  if (!found) {
+    p.why = "'" + t.tensor + "' is not read below '" + t.at + "'";
+    return p;
+  }
+  if (t.padded)
+    plan_padded(nest, t, p);
+  else
+    plan_layout(nest, t, order, p);
   return p;
 }
 

@@ -1,5 +1,5 @@
 // The agent's macro moves (rl.hpp, TileMacro): the register-tile schedule of the CPU knob space
-// (cpu_space.cpp) as single moves from the untransformed nest.
+// (cpu_space.hpp) as single moves from the untransformed nest.
 //
 // Each macro is the knob space's trace for one (vector tile, row variable, row tile, reduction
 // split, hoist, tile order) with no packing and no parallel loop — those stay primitive moves
@@ -24,7 +24,7 @@ int knob_index(const Space& space, const std::string& name) {
   return -1;
 }
 
-// The spatial variable the knob space's row_var choice i names (cpu_space.cpp's rows_).
+// The spatial variable the knob space's row_var choice i names (cpu_space.cpp's rows_for).
 std::string row_var_name(const Op& op, const std::string& vec, std::int64_t i) {
   std::vector<std::string> rows;
   for (const auto& s : op.spatial_vars())

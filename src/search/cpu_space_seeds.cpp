@@ -1,0 +1,188 @@
+// The CPU space's seeds (cpu_space.hpp): the configs the tuning loop measures before any
+// strategy proposes, the register tiles and cache blocks its code generator is known to run well.
+#include <algorithm>
+#include <utility>
+
+#include "search/cpu_space.hpp"
+
+namespace attune {
+
+namespace {
+
+// (vectors, rows) of the plain register tiles for lanes of `lanes` f32 and a first row variable
+// of extent `er` (seed_configs says which).
+std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lanes, std::int64_t er) {
+  // Also the tiles whose rows divide the first row variable's extent (no tail guard).
+  auto divisor_upto = [&](std::int64_t most) {
+    for (std::int64_t d = most; d > 1; --d)
+      if (er % d == 0) return d;
+    return most;
+  };
+  if (lanes == 8) return {{1, 8}, {2, 6}, {2, 4}, {1, divisor_upto(8)}, {2, divisor_upto(7)}};
+  return {{2, 12}, {4, 6}, {3, 8}, {2, 6}, {2, divisor_upto(14)}, {4, divisor_upto(7)}};
+}
+
+}  // namespace
+
+// For each choice of the vector dimension, plain register tiles (rows x vectors: with AVX2's
+// 8 lanes 8x1, 6x2 and 4x2, and up to 8x1 and 7x2 rows dividing the row extent; with
+// AVX-512's 16 lanes and 32 registers 12x2, 6x4, 8x3 and 6x2, and up to 14x2 and 7x4 rows
+// dividing the row extent): inputs that
+// the vector dimension walks with a stride are packed once (so the tile's loads are
+// contiguous), inputs read outside their bounds get the padded copy, and the outermost loop
+// runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
+std::vector<Config> CpuSpace::seed_configs() const {
+  std::vector<Config> out = register_tile_seeds();
+  // Cache-blocked 6x16 tiles (GEMM's NC x KC panel, BLIS order): without them the first
+  // candidates of a large operator stream every operand from memory for each tile, seconds a
+  // call at 2048^3, and the budget is spent before the search finds the blocking itself.
+  std::vector<Config> blocked = blocked_seeds();
+  std::int64_t bytes = 0;
+  for (const auto& t : op_.tensors) bytes += t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype));
+  // Past L3's reach (a few MiB per core here) they go first; below it they come after.
+  if (bytes > (8 << 20))
+    out.insert(out.begin(), blocked.begin(), blocked.end());
+  else
+    out.insert(out.end(), blocked.begin(), blocked.end());
+  // Variants of every seed, first: strided taps with the rows' stride phase split off; and
+  // weights too large for L2 (ResNet's c4, c5) swept over every pixel per panel.
+  prepend_variants(out, "row_phase");
+  if (largest_weight_bytes() > (1 << 20)) prepend_variants(out, "outer_inside");
+  return out;
+}
+
+std::vector<Config> CpuSpace::register_tile_seeds() const {
+  std::vector<Config> out;
+  for (std::size_t v = 0; v < vecs_.size(); ++v) {
+    const auto rows_of = rows_for(vecs_[v]);
+    const std::int64_t er = rows_of.empty() ? 1 : op_.var(rows_of.front()).extent;
+    for (const auto& [vectors, rows] : plain_tiles(lanes_, er)) {
+      const std::int64_t lanes = vectors * lanes_;
+      Config c(knobs_.size(), 0);
+      c[knob_at("vec_var")] = static_cast<int>(v);
+      const int vt = choice_index(knob_at("vec_tile"), lanes), rt = choice_index(knob_at("row_tile"), rows);
+      if (vt < 0 || rt < 0) continue;
+      c[knob_at("vec_tile")] = vt;
+      c[knob_at("row_tile")] = rt;
+      for (const auto& in : inputs_) {
+        const std::size_t k = knob_at("pack_" + in);
+        int level = 0;
+        for (const auto& a : op_.inputs)
+          if (a.tensor == in && strided_in(a, vecs_[v])) level = 3;
+        if (level == 0 && knobs_[k].choices.size() > 4) level = 4;
+        c[k] = level;
+      }
+      c[parallel_knob_] = outer_parallel_choice();
+      push_admissible(out, c);
+    }
+  }
+  return out;
+}
+
+// Each vector dimension of 512 or more in blocks of 256 and 512 columns, the largest
+// reduction split by 256 and hoisted above the row and column tiles, the other inputs read in
+// place or packed once. The inputs read along the vector dimension are packed per panel (at
+// the hoisted reduction), or once where spatial loops around the blocks would repack the
+// panel on every iteration (a convolution's rows). Tiles of two vectors by 6 rows (AVX2), or
+// of four by 6 and two by 12 (AVX-512); of a short row extent (< 64), its largest divisor up
+// to that many rows (7, 14: no tail). With threads, each in parallel over the blocks and
+// over the row tiles inside a block.
+std::vector<Config> CpuSpace::blocked_seeds() const {
+  std::vector<Config> out;
+  const int ks = choice_index(knob_at("red_split"), 256);
+  if (ks < 0) return out;
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{2, 6}};  // (vectors, rows)
+  if (lanes_ == 16) shapes = {{4, 6}, {2, 12}};
+  for (std::size_t v = 0; v < vecs_.size(); ++v)
+    for (const auto& [vectors, most_rows] : shapes) add_blocked_seeds(out, v, vectors, most_rows, ks);
+  return out;
+}
+
+// The blocked seeds of vector dimension vecs_[v] with tiles of `vectors` by up to `most_rows`;
+// `ks` is red_split's choice of 256.
+void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::int64_t vectors, std::int64_t most_rows,
+                                 int ks) const {
+  const auto rows = rows_for(vecs_[v]);
+  const int vt = choice_index(knob_at("vec_tile"), vectors * lanes_);
+  if (rows.empty() || vt < 0) return;
+  const std::int64_t er = op_.var(rows.front()).extent;
+  std::int64_t tu = most_rows;
+  if (er < 64)
+    for (std::int64_t d = most_rows == 6 ? 7 : 14; d > 1; --d)
+      if (er % d == 0) {
+        tu = d;
+        break;
+      }
+  const int rt = choice_index(knob_at("row_tile"), tu);
+  bool around = false;  // spatial loops outside the blocks (neither V nor the rows)
+  for (const auto& x : op_.spatial_vars())
+    around = around || (x != vecs_[v] && x != rows.front() && op_.var(x).extent > 1);
+  for (std::int64_t block : {256, 512}) {
+    const int vb = choice_index(knob_at("vec_block"), block);
+    if (vb < 0 || rt < 0 || op_.var(vecs_[v]).extent < 2 * block) continue;
+    for (int other_level : {0, 3}) {
+      Config c(knobs_.size(), 0);
+      c[knob_at("vec_var")] = static_cast<int>(v);
+      c[knob_at("vec_tile")] = vt;
+      c[knob_at("row_tile")] = rt;
+      c[knob_at("vec_block")] = vb;
+      c[knob_at("red_split")] = ks;
+      c[knob_at("red_hoist")] = 1;
+      for (const auto& in : inputs_) {
+        const std::size_t k = knob_at("pack_" + in);
+        bool by_vec = false, strided = false;
+        for (const auto& a : op_.inputs)
+          if (a.tensor == in) {
+            strided = strided || strided_in(a, vecs_[v]);
+            for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_[v]);
+          }
+        c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
+      }
+      c[parallel_knob_] = outer_parallel_choice();
+      push_admissible(out, c);
+      // With threads, also the threads sharing each block's panel and splitting its rows.
+      if (knobs_[parallel_knob_].choices.size() > 3) {
+        c[parallel_knob_] = 3;
+        push_admissible(out, c);
+      }
+    }
+  }
+}
+
+// Puts before the seeds each one's variant with optional knob `knob` at 1 (when the op has the
+// knob and the variant is admissible).
+void CpuSpace::prepend_variants(std::vector<Config>& seeds, const std::string& knob) const {
+  const auto k = optional_at(knob);
+  if (!k) return;
+  std::vector<Config> more;
+  for (Config c : seeds) {
+    c[*k] = 1;
+    push_admissible(more, c);
+  }
+  seeds.insert(seeds.begin(), more.begin(), more.end());
+}
+
+// The bytes of the largest weight: an input indexed by no spatial variable but the vector
+// candidates.
+std::int64_t CpuSpace::largest_weight_bytes() const {
+  std::int64_t weight_bytes = 0;
+  for (const auto& a : op_.inputs) {
+    bool pixels = false;
+    for (const auto& x : op_.spatial_vars())
+      for (const auto& ix : a.index)
+        pixels = pixels || (ix.uses(x) && std::find(vecs_.begin(), vecs_.end(), x) == vecs_.end());
+    const Tensor& t = op_.tensor(a.tensor);
+    if (!pixels) weight_bytes = std::max(weight_bytes, t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype)));
+  }
+  return weight_bytes;
+}
+
+// The parallel knob's choice for a seed: the outermost loop when there are threads for it.
+int CpuSpace::outer_parallel_choice() const { return knobs_[parallel_knob_].choices.size() > 1 ? 1 : 0; }
+
+// Appends `c` unless it is inadmissible or already there.
+void CpuSpace::push_admissible(std::vector<Config>& out, const Config& c) const {
+  if (admissible(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+}
+
+}  // namespace attune
