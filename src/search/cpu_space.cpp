@@ -266,6 +266,8 @@ bool CpuSpace::reads_outside(const LoopNest& nest, const std::string& tensor) {
 }
 
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors) {
+  if (op.multi_stage())
+    throw Error("cpu space: op '" + op.name + "' is a multi-stage op; its space is make_stage_space's");
   if (vectors.lanes != 8 && vectors.lanes != 16)
     throw Error("cpu space: " + std::to_string(vectors.lanes) +
                 " f32 lanes a vector; expected 8 (AVX2) or 16 (AVX-512)");

@@ -44,6 +44,7 @@ std::string vec_var(const Op& op) {
 }  // namespace
 
 std::vector<TileMacro> tile_macros(const Op& op, VectorRegisters vectors) {
+  if (op.multi_stage()) return {};                    // register tiles of a contraction's update; stages have none
   const auto space = make_cpu_space(op, 1, vectors);  // the tiles of this register file
   const int lanes = vectors.lanes;
   const auto& ks = space->knobs();

@@ -31,6 +31,10 @@ const char* const kSpecs[] = {
     "conv3d:N=1,D=4,H=5,W=5,C=3,K=8,T=3,R=3,S=3,stride=1,pad=1,layout=NDHWC",
     "conv2d_transpose:N=1,H=3,W=3,C=4,K=8,R=4,S=4,stride=2,pad=1,layout=NHWC",
     "conv2d_capsule:N=1,H=5,W=5,C=2,K=4,R=3,S=3,stride=2,pad=1,capsule=2",
+    // Multi-stage ops: compute_at and inline are theirs.
+    "softmax:B=2,M=3,N=19",
+    "layernorm:M=5,N=24",
+    "attention:H=2,T=5,D=3",
 };
 
 // One episode of up to `steps` moves, kind first (the tile macros count as one more kind, -1),
