@@ -8,7 +8,8 @@
 //                stage's init and mean nests follow the same choice
 // and per intermediate T, before those (the latest stage's first):
 //   at_T         0: computed whole by its own nests; 1: inlined into its readers; 2 + q:
-//                computed at depth q of the output loops of the last stage that reads it
+//                computed at depth q of the output loops of the last stage that reads it (not
+//                its innermost output loop)
 // A config expands step by step on the nest, and a step its transformation refuses is left
 // out, so every config is a valid trace.
 #include <algorithm>
@@ -32,7 +33,8 @@ class StageSpace : public Space {
       std::vector<std::int64_t> at{0, 1};
       std::int64_t depth = 0;
       for (const auto& v : op.stages[reader].vars) depth += v.reduction ? 0 : 1;
-      for (std::int64_t q = 0; q < std::min<std::int64_t>(depth, 3); ++q) at.push_back(2 + q);
+      // Not the innermost output loop: there a reduction would be recomputed per element.
+      for (std::int64_t q = 0; q < std::min<std::int64_t>(depth - 1, 3); ++q) at.push_back(2 + q);
       placements_.push_back({t, reader});
       knobs_.push_back({"at_" + t, at, "0: its own nests; 1: inlined; 2+q: at depth q of its last reader"});
     }
@@ -54,6 +56,25 @@ class StageSpace : public Space {
   }
 
   const std::vector<Knob>& knobs() const override { return knobs_; }
+
+  // Two priors, measured first like any candidate: every stage in its own nests, and every
+  // intermediate computed at its reader's deepest offered loop (rows of softmax and layernorm);
+  // both with the longest vectors, reductions' output loops innermost and the widest parallel
+  // loop.
+  std::vector<Config> seed_configs() const override {
+    std::vector<Config> seeds;
+    for (bool fused : {false, true}) {
+      Config c(knobs_.size(), 0);
+      for (std::size_t i = 0; i < knobs_.size(); ++i) {
+        const std::string& n = knobs_[i].name;
+        const int last = static_cast<int>(knobs_[i].choices.size()) - 1;
+        if (n.rfind("at_", 0) == 0) c[i] = fused ? last : 0;
+        if (n.size() > 4 && (n.ends_with("_vec") || n.ends_with("_par"))) c[i] = last;
+      }
+      seeds.push_back(std::move(c));
+    }
+    return seeds;
+  }
   std::string version() const override { return "stages-2"; }
 
   Trace trace(const Config& c) const override {
