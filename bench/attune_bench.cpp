@@ -1,16 +1,21 @@
 // attune-bench: attune's tuned kernels next to the vendor libraries, measured in the same run.
 //
+// The workloads are bench/workloads/cpu.txt (contractions: groups gemm, conv2d, other) and
+// fused.txt (the multi-stage ops of issue 23: group fused) unless --workloads says otherwise.
 // For each workload line and each thread count T it
 //   1. tunes the op for T threads with a fixed budget (attune::tune; one database per thread
 //      count, X.db -> X.t<T>.db, because the task key is the op alone and a kernel tuned for
 //      1 thread is not the one for 2; the databases make a second run resume, not re-tune),
 //   2. rebuilds the best verified kernel, dlopens it, and builds the baselines on the same
-//      random inputs: OpenBLAS, BLIS, oneDNN, and im2col + OpenBLAS where oneDNN has nothing,
+//      random inputs: OpenBLAS, BLIS, oneDNN, and im2col + OpenBLAS where oneDNN has nothing;
+//      for the fused group oneDNN's primitives with post-ops (baselines_dnnl_fused.hpp),
 //   3. checks every kernel's output against attune::evaluate (ops of 2^31 MACs and more,
 //      where the reference takes tens of seconds: against OpenBLAS's output instead),
 //   4. times them interleaved in this process (A B C A B C ..., median of per-round ratios:
 //      BASELINES.md) and prints GFLOP/s, % of the FMA peak measured here, and the ratio of
-//      attune to the best baseline; then one geomean line per thread count and group.
+//      attune to the best baseline; then one geomean line per thread count and group. The
+//      fused group's table gives times per call, and for memory-bound ops the bytes moved per
+//      second as a share of a bandwidth triad timed in the same rounds (bandwidth_probe.hpp).
 // It never registers with ctest: tests do not time things. attune_bench.hpp lists its parts.
 #include <omp.h>
 #include <unistd.h>
@@ -24,6 +29,7 @@
 #include <vector>
 
 #include "attune_bench.hpp"
+#include "bandwidth_probe.hpp"
 #include "baselines_blas.hpp"
 #include "baselines_dnnl.hpp"
 #include "fma_peak.hpp"
@@ -33,6 +39,7 @@
 namespace {
 
 using bench::Args;
+using bench::Machine;
 using bench::Row;
 using bench::Workload;
 
@@ -53,7 +60,7 @@ void reexec_with_short_spins(char** argv) {
 // an option it cannot read).
 std::optional<int> parse_args(int argc, char** argv, Args& a) {
   CLI::App app{"attune-bench: attune's tuned kernels vs OpenBLAS, BLIS and oneDNN, interleaved in one process"};
-  app.add_option("--workloads", a.workloads, "workload file")->capture_default_str();
+  app.add_option("--workloads", a.workloads, "comma-separated workload files")->delimiter(',')->capture_default_str();
   app.add_option("--only", a.only, "comma-separated workload names to run (default: all)")->delimiter(',');
   app.add_option("--trials", a.trials, "tuning trials per op and thread count (resumed from the db)")
       ->capture_default_str();
@@ -76,14 +83,14 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   return std::nullopt;
 }
 
-// The workload file's lines that --only names (all without it), in --only's order.
+// The workload files' lines that --only names (all without it), in --only's order.
 std::vector<Workload> selected_workloads(const Args& a) {
-  auto all = bench::read_workloads(a.workloads);
+  auto all = bench::read_all_workloads(a.workloads);
   if (a.only.empty()) return all;
   std::vector<Workload> ws;
   for (const auto& n : a.only) {
     auto it = std::find_if(all.begin(), all.end(), [&](const Workload& w) { return w.name == n; });
-    if (it == all.end()) throw attune::Error("--only: no workload '" + n + "' in " + a.workloads);
+    if (it == all.end()) throw attune::Error("--only: no workload '" + n + "' in the --workloads files");
     ws.push_back(*it);
   }
   return ws;
@@ -115,23 +122,43 @@ attune::Target bench_target(const Args& a) {
   if (target.kind != attune::TargetKind::cpu)
     throw attune::Error("--target: attune-bench measures CPU targets only, not '" + target.name + "'");
   if (const auto why = attune::host_cannot_run(target); !why.empty()) throw attune::Error("--target: " + why);
-  std::printf("target: %s (%d-bit vectors)\n", target.name.c_str(), attune::cpu_vector_bits(target));
+  std::printf("target: %s (%d-bit vectors)\ncpu: %s\n", target.name.c_str(), attune::cpu_vector_bits(target),
+              bench::cpu_model().c_str());
   return target;
 }
 
+// The tuning budget, which every group shares.
+void print_budget(const Args& a) {
+  std::printf(
+      "tuning budget per op and thread count: %d trials or %g s, whichever ends first (trials resumed from\n"
+      "the database count)\n",
+      a.trials, a.time_s);
+}
+
+// The FMA peak at `threads` threads, and the memory bandwidth where a fused workload will
+// compare with it (the triad's arrays take 384 MiB or more).
+Machine probe_machine(int threads, int bits, const std::vector<Workload>& ws) {
+  Machine m;
+  m.bits = bits;
+  m.peak_gflops = bench::fma_peak_gflops(threads, bits);
+  if (std::any_of(ws.begin(), ws.end(), [](const Workload& w) { return bench::group_of(w) == "fused"; }))
+    m.bandwidth_gbs = bench::memory_bandwidth_gbs(threads);
+  return m;
+}
+
 // Every workload at `threads` threads; a workload that fails is a row that says so.
-std::vector<Row> bench_all(const std::vector<Workload>& ws, int threads, double peak, const Args& a,
+std::vector<Row> bench_all(const std::vector<Workload>& ws, int threads, const Machine& m, const Args& a,
                            const attune::Target& target, bool& failures) {
   std::vector<Row> rows;
   for (const auto& w : ws) {
     std::fprintf(stderr, "[threads=%d] %s\n", threads, w.name.c_str());
     try {
-      rows.push_back(bench::bench_one(w, threads, peak, a, target, failures));
+      rows.push_back(bench::bench_one(w, threads, m, a, target, failures));
     } catch (const std::exception& e) {  // one broken line must not lose the others' results
       std::fprintf(stderr, "  %s t=%d: error: %s\n", w.name.c_str(), threads, e.what());
       Row r;
       r.name = w.name;
-      r.group = bench::group_of(w.name);
+      r.group = bench::group_of(w);
       r.check = "error (see stderr)";
       rows.push_back(r);
       failures = true;
@@ -152,14 +179,15 @@ int main(int argc, char** argv) try {
     if (t < 1) throw attune::Error("--threads: thread counts must be >= 1");
   check_and_print_libraries();
   const attune::Target target = bench_target(a);
+  print_budget(a);
   bool failures = false;
   std::vector<std::string> summary;
   for (int t : a.threads) {
     omp_set_num_threads(t);  // attune's kernels, BLIS and oneDNN share this libgomp
     bench::blas_set_threads(t);
-    const double peak = bench::fma_peak_gflops(t, attune::cpu_vector_bits(target));
-    const std::vector<Row> rows = bench_all(ws, t, peak, a, target, failures);
-    bench::print_table(t, peak, attune::cpu_vector_bits(target), rows);
+    const Machine m = probe_machine(t, attune::cpu_vector_bits(target), ws);
+    const std::vector<Row> rows = bench_all(ws, t, m, a, target, failures);
+    bench::print_table(t, m, rows);
     for (auto& line : bench::group_summaries(t, rows)) summary.push_back(std::move(line));
   }
   std::printf("\n");

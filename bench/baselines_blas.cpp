@@ -31,11 +31,6 @@ namespace {
 
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
-std::shared_ptr<attune::Buffer> output_like(const attune::Op& op, const std::vector<attune::Buffer>& bufs) {
-  const auto& o = bufs.at(op.tensor_index(op.output.tensor));
-  return std::make_shared<attune::Buffer>(o.dtype(), o.shape());
-}
-
 // C[b] = A[b] (M x K) * B[b] (K x N), row-major, for b < batch. M = 1 goes to gemv: that is
 // what a user of either library calls for a vector-matrix product, and sgemm would pack B.
 std::vector<Baseline> matmul(const attune::Op& op, const std::vector<attune::Buffer>& bufs, long batch, long M, long N,

@@ -11,24 +11,21 @@
 
 #include <optional>
 
+#include "baselines_dnnl_fused.hpp"
+#include "dnnl_engine.hpp"
 #include "ir/error.hpp"
 
 namespace bench {
+
+dnnl::engine& dnnl_engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
 
 namespace {
 
 using dnnl::memory;
 using dims = memory::dims;
-
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-std::shared_ptr<attune::Buffer> output_like(const attune::Op& op, const std::vector<attune::Buffer>& bufs) {
-  const auto& o = bufs.at(op.tensor_index(op.output.tensor));
-  return std::make_shared<attune::Buffer>(o.dtype(), o.shape());
-}
 
 // The buffer's row-major dims/strides, reordered so that oneDNN dim i is attune axis perm[i].
 struct Plain {
@@ -67,18 +64,18 @@ std::vector<Baseline> matmul(const Workload& w, const std::vector<attune::Buffer
     return md(permuted(b.shape(), perm));
   };
   auto a_md = plain(bufs[0]), b_md = plain(bufs[1]), c_md = plain(bufs[2]);
-  auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), engine());
+  auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), dnnl_engine());
   struct State {
-    dnnl::stream s{engine()};
+    dnnl::stream s{dnnl_engine()};
     dnnl::matmul prim;
     memory a, b, c;
   };
   auto st = std::make_shared<State>();
   Baseline out{"oneDNN", output_like(w.op, bufs), {}, st};
   st->prim = dnnl::matmul(pd);
-  st->a = memory(a_md, engine(), const_cast<void*>(bufs[0].data()));
-  st->b = memory(b_md, engine(), const_cast<void*>(bufs[1].data()));
-  st->c = memory(c_md, engine(), out.out->data());
+  st->a = memory(a_md, dnnl_engine(), const_cast<void*>(bufs[0].data()));
+  st->b = memory(b_md, dnnl_engine(), const_cast<void*>(bufs[1].data()));
+  st->c = memory(c_md, dnnl_engine(), out.out->data());
   State* p = st.get();
   out.run = [p] {
     p->prim.execute(p->s, {{DNNL_ARG_SRC, p->a}, {DNNL_ARG_WEIGHTS, p->b}, {DNNL_ARG_DST, p->c}});
@@ -162,7 +159,7 @@ std::vector<Baseline> conv(const Workload& w, const std::vector<attune::Buffer>&
   const auto kind = dnnl::prop_kind::forward_inference;
 
   struct State {
-    dnnl::stream s{engine()};
+    dnnl::stream s{dnnl_engine()};
     dnnl::primitive prim;
     memory src_user, wei_user, dst_user, src, wei, dst;
     std::optional<dnnl::reorder> r_src, r_wei, r_dst;
@@ -174,17 +171,17 @@ std::vector<Baseline> conv(const Workload& w, const std::vector<attune::Buffer>&
   if (c.deconv) {
     dnnl::deconvolution_forward::desc d(kind, dnnl::algorithm::deconvolution_direct, any(c.src.d), any(c.wei.d),
                                         any(c.dst.d), strides, dil, pl, pr);
-    dnnl::deconvolution_forward::primitive_desc pd(d, engine());
+    dnnl::deconvolution_forward::primitive_desc pd(d, dnnl_engine());
     src_md = pd.src_desc(), wei_md = pd.weights_desc(), dst_md = pd.dst_desc();
     st->prim = dnnl::deconvolution_forward(pd);
   } else {
     dnnl::convolution_forward::desc d(kind, dnnl::algorithm::convolution_direct, any(c.src.d), any(c.wei.d),
                                       any(c.dst.d), strides, dil, pl, pr);
-    dnnl::convolution_forward::primitive_desc pd(d, engine());
+    dnnl::convolution_forward::primitive_desc pd(d, dnnl_engine());
     src_md = pd.src_desc(), wei_md = pd.weights_desc(), dst_md = pd.dst_desc();
     st->prim = dnnl::convolution_forward(pd);
   }
-  auto& e = engine();
+  auto& e = dnnl_engine();
   st->src_user = memory(src_user, e, const_cast<void*>(bufs[0].data()));
   st->wei_user = memory(wei_user, e, const_cast<void*>(bufs[1].data()));
   st->dst_user = memory(dst_user, e, out.out->data());
@@ -219,6 +216,7 @@ std::string dnnl_version() {
 }
 
 std::vector<Baseline> dnnl_baselines(const Workload& w, const std::vector<attune::Buffer>& bufs) {
+  if (w.op.multi_stage()) return dnnl_fused_baselines(w, bufs);
   if (!w.op.epilogue.empty()) return {};
   for (const auto& b : bufs)
     if (b.dtype() != attune::DType::f32) return {};

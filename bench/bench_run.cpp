@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "attune_bench.hpp"
+#include "bandwidth_probe.hpp"
 #include "baselines_blas.hpp"
 #include "baselines_dnnl.hpp"
 #include "fma_peak.hpp"
@@ -65,7 +66,27 @@ attune::TuneResult tune_workload(const Workload& w, int threads, const Args& a) 
   return tr;
 }
 
+// What ended a tuning run, after the trials the task has: "300:trials" (the budget), "87:time"
+// (the time limit: the engine stops searching a tenth of it, at most 15 s, early to confirm),
+// "4:space" (neither: the engine found no untried config), "12:interrupted".
+std::string tuning_end(const attune::TuneResult& tr, const Args& a) {
+  const double search_s = a.time_s - std::min(0.1 * a.time_s, 15.0);
+  const char* why = tr.interrupted                             ? "interrupted"
+                    : tr.trials_total >= a.trials              ? "trials"
+                    : a.time_s > 0 && tr.elapsed_s >= search_s ? "time"
+                                                               : "space";
+  return std::to_string(tr.trials_total) + ":" + why;
+}
+
+// Bytes a kernel must read and write at least: every buffer it is handed (inputs and output).
+double io_bytes(const std::vector<attune::Buffer>& bufs) {
+  double b = 0;
+  for (const auto& x : bufs) b += double(x.bytes());
+  return b;
+}
+
 // The baselines that could be set up on `bufs`; a library that could not is noted "ERR".
+// row.detail collects what they say they run.
 std::vector<Baseline> make_baselines(const Workload& w, const std::vector<attune::Buffer>& bufs, Row& row,
                                      bool& failures) {
   std::vector<Baseline> bases;
@@ -80,6 +101,8 @@ std::vector<Baseline> make_baselines(const Workload& w, const std::vector<attune
   };
   add("OpenBLAS", blas_baselines);
   add("oneDNN", dnnl_baselines);
+  for (const auto& b : bases)
+    if (!b.detail.empty()) row.detail += (row.detail.empty() ? "" : "; ") + b.detail;
   return bases;
 }
 
@@ -124,13 +147,17 @@ bool verify(const std::string& workload, const std::string& who, attune::Buffer&
 }
 
 // 4. Interleaved timing of the verified contenders (attune's first when `have_attune`; the
-// baselines at `base_idx`), with the FMA-peak loop as one more contender (~5 ms a sample).
+// baselines at `base_idx`), with the FMA-peak loop as one more contender (~5 ms a sample), and
+// for the fused group the bandwidth triad too; `bytes` are what the kernels read and write.
 void time_interleaved(std::vector<Contender> cs, bool have_attune, const std::vector<std::size_t>& base_idx,
-                      const attune::Op& op, int threads, double peak, const Args& a, const attune::Target& target,
-                      Row& row) {
-  const PeakProbe probe = make_peak_probe(threads, peak, 0.005, attune::cpu_vector_bits(target));
+                      const attune::Op& op, double bytes, int threads, const Machine& m, const Args& a, Row& row) {
+  const PeakProbe probe = make_peak_probe(threads, m.peak_gflops, 0.005, m.bits);
   const std::size_t pi = cs.size();
   cs.push_back({"fma_peak", [probe] { probe.run(); }});
+  const bool fused = row.group == "fused";
+  const BandwidthProbe bw = fused ? make_bandwidth_probe(threads, m.bandwidth_gbs, 0.005) : BandwidthProbe{};
+  const std::size_t bi = cs.size();
+  if (fused) cs.push_back({"bandwidth", [bw] { bw.run(); }});
   InterleaveOptions io;
   io.max_rounds = a.rounds;
   io.min_rounds = std::min(5, a.rounds);
@@ -139,11 +166,18 @@ void time_interleaved(std::vector<Contender> cs, bool have_attune, const std::ve
   const auto res = interleave(cs, io);
   row.rounds = res.rounds();
   row.peak = probe.flops() / res.median_s(pi) / 1e9;
+  row.bytes = bytes;
+  if (fused) {
+    row.bandwidth = bw.bytes() / res.median_s(bi) / 1e9;
+    row.memory_bound = op.flops() / bytes < m.peak_gflops / m.bandwidth_gbs;
+  }
   double best_t = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < pi; ++i) {
     const double t = res.median_s(i);
+    row.seconds[cs[i].name] = t;
     row.gflops[cs[i].name] = attune::gflops_of(op, t);
     row.pct[cs[i].name] = 100 * res.median_speed_fraction(i, op.flops(), pi, probe.flops());
+    if (fused) row.bw_pct[cs[i].name] = 100 * res.median_speed_fraction(i, bytes, bi, bw.bytes());
     if (!(have_attune && i == 0) && t < best_t) best_t = t, row.best = cs[i].name;
   }
   if (have_attune) row.ratio = res.median_ratio_vs_best(0, base_idx);
@@ -151,13 +185,14 @@ void time_interleaved(std::vector<Contender> cs, bool have_attune, const std::ve
 
 }  // namespace
 
-Row bench_one(const Workload& w, int threads, double peak, const Args& a, const attune::Target& target,
+Row bench_one(const Workload& w, int threads, const Machine& m, const Args& a, const attune::Target& target,
               bool& failures) {
   const attune::Op& op = w.op;
   Row row;
   row.name = w.name;
-  row.group = group_of(w.name);
+  row.group = group_of(w);
   const auto tr = tune_workload(w, threads, a);
+  row.tuned = tuning_end(tr, a);
 
   // 2. The same random inputs for everyone; the attune kernel writes into bufs' output.
   auto bufs = attune::make_buffers(op, a.seed + 1000);
@@ -198,7 +233,7 @@ Row bench_one(const Workload& w, int threads, double peak, const Args& a, const 
     }
   }
   if (cs.empty()) return row;
-  time_interleaved(std::move(cs), have_attune, base_idx, op, threads, peak, a, target, row);
+  time_interleaved(std::move(cs), have_attune, base_idx, op, io_bytes(bufs), threads, m, a, row);
   return row;
 }
 

@@ -1,5 +1,6 @@
-// attune-bench's workload file and groups (attune_bench.hpp).
+// attune-bench's workload files and groups (attune_bench.hpp).
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "attune_bench.hpp"
@@ -40,8 +41,22 @@ std::vector<Workload> read_workloads(const std::string& path) {
   return ws;
 }
 
-// The groups: GEMM-like lines, the ResNet-50 convolutions, and the rest (gemv included).
-std::string group_of(const std::string& name) {
+std::vector<Workload> read_all_workloads(const std::vector<std::string>& paths) {
+  std::vector<Workload> all;
+  std::set<std::string> names;
+  for (const auto& p : paths)
+    for (auto& w : read_workloads(p)) {
+      if (!names.insert(w.name).second) throw attune::Error(p + ": workload '" + w.name + "' is defined twice");
+      all.push_back(std::move(w));
+    }
+  return all;
+}
+
+// The groups (group_names()): the multi-stage ops (fused.txt: softmax, layernorm, ...,
+// attention), GEMM-like lines, the ResNet-50 convolutions, and the rest (gemv included).
+std::string group_of(const Workload& w) {
+  if (w.op.multi_stage()) return "fused";
+  const std::string& name = w.name;
   auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
   if (starts("gemm_") || starts("bert_") || starts("bmm_") || name == "rn50_fc_like") return "gemm";
   if (starts("rn50_")) return "conv2d";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/buffer.hpp"
+#include "ir/error.hpp"
 #include "ir/op.hpp"
 
 namespace bench {
@@ -30,6 +31,16 @@ struct Workload {
     auto it = params.find(key);
     return it == params.end() ? fallback : it->second;
   }
+  // A parameter as instantiate_template saw it: the line's value, or the template's default
+  // (list_templates). Throws attune::Error when the template has no such parameter.
+  std::string param(const std::string& key) const {
+    if (auto it = params.find(key); it != params.end()) return it->second;
+    for (const auto& t : attune::list_templates())
+      if (t.name == family)
+        for (const auto& p : t.params)
+          if (p.name == key && !p.default_value.empty()) return p.default_value;
+    throw attune::Error(name + ": template " + family + " has no default for '" + key + "'");
+  }
 };
 
 // A baseline bound to one workload's input buffers (attune's layout, read only) and its own
@@ -41,7 +52,14 @@ struct Baseline {
   std::shared_ptr<attune::Buffer> out;
   std::function<void()> run;
   std::shared_ptr<void> state;
+  std::string detail = {};  // what it runs where the column does not say it ("matmul + softmax + matmul")
 };
+
+// A zeroed buffer shaped like `op`'s output, for a baseline to write.
+inline std::shared_ptr<attune::Buffer> output_like(const attune::Op& op, const std::vector<attune::Buffer>& bufs) {
+  const auto& o = bufs.at(op.tensor_index(op.output.tensor));
+  return std::make_shared<attune::Buffer>(o.dtype(), o.shape());
+}
 
 // The table's baseline columns, in print order.
 inline const std::vector<std::string>& baseline_columns() {
