@@ -16,6 +16,7 @@
 #include "interleave.hpp"
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
+#include "load_kernel.hpp"
 #include "runtime/runtime.hpp"
 #include "search/tuner.hpp"
 
@@ -29,19 +30,6 @@ std::string db_for_threads(const std::string& db, int threads) {
   const std::string t = ".t" + std::to_string(threads);
   if (db.size() > 3 && db.compare(db.size() - 3, 3, ".db") == 0) return db.substr(0, db.size() - 3) + t + ".db";
   return db + t;
-}
-
-using Kernel = void (*)(void* const*);
-
-Kernel load_kernel(const attune::Artifact& a) {
-  static attune::Builder builder;
-  const auto r = builder.build(a);
-  if (!r.ok) throw attune::Error("build failed: " + r.error);
-  void* h = dlopen(r.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) throw attune::Error(std::string("dlopen: ") + dlerror());
-  auto* k = reinterpret_cast<Kernel>(dlsym(h, a.entry.c_str()));
-  if (!k) throw attune::Error("no symbol " + a.entry + " in " + r.so_path);
-  return k;
 }
 
 // 1. Tune (resumes from this thread count's database).

@@ -25,24 +25,12 @@
 #include "interleave.hpp"
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
+#include "load_kernel.hpp"
 #include "runtime/runtime.hpp"
 #include "search/tuner.hpp"
 #include "workload.hpp"
 
 namespace {
-
-using Kernel = void (*)(void* const*);
-
-Kernel load(const attune::Artifact& a) {
-  static attune::Builder builder;
-  const auto r = builder.build(a);
-  if (!r.ok) throw attune::Error("build failed: " + r.error);
-  void* h = dlopen(r.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) throw attune::Error(std::string("dlopen: ") + dlerror());
-  auto* k = reinterpret_cast<Kernel>(dlsym(h, a.entry.c_str()));
-  if (!k) throw attune::Error("no symbol " + a.entry + " in " + r.so_path);
-  return k;
-}
 
 // The workload line the baselines need: family and parameters of a "gemm:M=..,N=..,K=.." spec.
 bench::Workload workload_of(const std::string& spec) {
@@ -83,8 +71,8 @@ int main(int argc, char** argv) try {
   omp_set_num_threads(threads);
   bench::blas_set_threads(threads);
 
-  const Kernel tuned = load(rebuild_recorded(op, target, *best));     // the measured kernel itself
-  const Kernel naive = load(lower(Schedule{}, op, target).artifact);  // the untransformed nest
+  const bench::Kernel tuned = bench::load_kernel(rebuild_recorded(op, target, *best));     // the measured kernel itself
+  const bench::Kernel naive = bench::load_kernel(lower(Schedule{}, op, target).artifact);  // the untransformed nest
 
   auto bufs = make_buffers(op, 7);
   auto want = bufs;

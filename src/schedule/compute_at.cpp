@@ -31,6 +31,12 @@ struct Plan {
   std::size_t insert_at = 0;                     // position in `at`'s body
 };
 
+Plan refused(std::string why) {
+  Plan p;
+  p.why = std::move(why);
+  return p;
+}
+
 // The index every read of `tensor` below `loop` uses in each dimension, when one is shared and
 // made of `outer` variables only.
 std::vector<std::optional<AffineExpr>> shared_indices(const Node& loop, const std::string& tensor, std::size_t rank,
@@ -80,25 +86,25 @@ std::optional<std::string> writing_var(const Node& n, const std::string& tensor,
 
 Plan plan_of(const LoopNest& nest, const Transform& t) {
   Plan p;
-  if (auto why = not_an_intermediate(nest, t.tensor); !why.empty()) return {"compute_at: " + why};
+  if (auto why = not_an_intermediate(nest, t.tensor); !why.empty()) return refused("compute_at: " + why);
   p.producers = producer_nests(nest, t.tensor, p.why);
   if (!p.why.empty()) return p;
   const Node* at = nest.find_loop(t.at);
-  if (!at) return {"no loop named '" + t.at + "'"};
+  if (!at) return refused("no loop named '" + t.at + "'");
   const auto path = nest.path_to(t.at);
   std::size_t root = 0;
   while (root < nest.body.size() && !(nest.body[root].is_loop() && nest.body[root].var == path.front())) ++root;
   if (root <= p.producers.back())
-    return {"loop '" + t.at + "' does not come after the nests that compute '" + t.tensor + "'"};
+    return refused("loop '" + t.at + "' does not come after the nests that compute '" + t.tensor + "'");
   for (std::size_t i = 0; i < nest.body.size(); ++i) {
     if (i == root || std::find(p.producers.begin(), p.producers.end(), i) != p.producers.end()) continue;
-    if (reads(nest.body[i], t.tensor)) return {"'" + t.tensor + "' is also read outside loop '" + t.at + "'"};
+    if (reads(nest.body[i], t.tensor)) return refused("'" + t.tensor + "' is also read outside loop '" + t.at + "'");
   }
   std::vector<std::string> outer;
   for (const auto& name : path) {
     const Node* l = nest.find_loop(name);
     if (l->kind != LoopKind::serial)
-      return {"compute_at inside " + std::string(loop_kind_name(l->kind)) + " loop '" + name + "'"};
+      return refused("compute_at inside " + std::string(loop_kind_name(l->kind)) + " loop '" + name + "'");
     for (const auto& v : iteration_vars(*l)) outer.push_back(v);
   }
   // Reads in the consumer's nest but outside `at` (its siblings in enclosing loops).
@@ -112,9 +118,9 @@ Plan plan_of(const LoopNest& nest, const Transform& t) {
       for_each_access(s, [&](const Access& a) { total += &a != &s.dst && a.tensor == t.tensor; });
     });
     outside = inside != total;
-    if (inside == 0) return {"no statement below loop '" + t.at + "' reads '" + t.tensor + "'"};
+    if (inside == 0) return refused("no statement below loop '" + t.at + "' reads '" + t.tensor + "'");
   }
-  if (outside) return {"'" + t.tensor + "' is also read outside loop '" + t.at + "'"};
+  if (outside) return refused("'" + t.tensor + "' is also read outside loop '" + t.at + "'");
 
   const Tensor* tensor = nest.op.find_tensor(t.tensor);
   p.bound = shared_indices(*at, t.tensor, tensor->shape.size(), outer);
@@ -122,12 +128,12 @@ Plan plan_of(const LoopNest& nest, const Transform& t) {
     if (!p.bound[d]) continue;
     const Range r = range_of(nest, *p.bound[d]);
     if (r.lo < 0 || r.hi >= tensor->shape[d])
-      return {"the index " + p.bound[d]->str() + " of '" + t.tensor + "' below '" + t.at +
-              "' may leave the tensor (where its reads are zero)"};
+      return refused("the index " + p.bound[d]->str() + " of '" + t.tensor + "' below '" + t.at +
+                     "' may leave the tensor (where its reads are zero)");
     for (std::size_t i : p.producers)
       if (!writing_var(nest.body[i], t.tensor, d))
-        return {"dimension " + std::to_string(d) + " of '" + t.tensor +
-                "' is not written through one plain loop (split, fused or annotated)"};
+        return refused("dimension " + std::to_string(d) + " of '" + t.tensor +
+                       "' is not written through one plain loop (split, fused or annotated)");
   }
   // After whatever writes a tensor the producer reads, before whatever reads the tensor.
   std::vector<std::string> inputs;
@@ -144,7 +150,7 @@ Plan plan_of(const LoopNest& nest, const Transform& t) {
     if (reads(at->body[i], t.tensor)) before = std::min(before, i);
   }
   if (after > before)
-    return {"inside '" + t.at + "', '" + t.tensor + "' would have to be computed after what reads it"};
+    return refused("inside '" + t.at + "', '" + t.tensor + "' would have to be computed after what reads it");
   p.insert_at = after;
   return p;
 }

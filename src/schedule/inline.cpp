@@ -25,6 +25,12 @@ struct Plan {
   std::vector<std::string> vars;  // the loop variable of each dimension
 };
 
+Plan refused(std::string why) {
+  Plan p;
+  p.why = std::move(why);
+  return p;
+}
+
 bool in_bounds(const LoopNest& nest, const Access& a) {
   const Tensor* t = nest.op.find_tensor(a.tensor);
   if (!t) return false;
@@ -38,10 +44,11 @@ bool in_bounds(const LoopNest& nest, const Access& a) {
 
 Plan plan_of(const LoopNest& nest, const Transform& t) {
   Plan p;
-  if (auto why = not_an_intermediate(nest, t.tensor); !why.empty()) return {"inline: " + why};
+  if (auto why = not_an_intermediate(nest, t.tensor); !why.empty()) return refused("inline: " + why);
   const auto producers = producer_nests(nest, t.tensor, p.why);
   if (!p.why.empty()) return p;
-  if (producers.size() != 1) return {"'" + t.tensor + "' is a reduction (init and update nests): it cannot be inlined"};
+  if (producers.size() != 1)
+    return refused("'" + t.tensor + "' is a reduction (init and update nests): it cannot be inlined");
   p.producer = producers[0];
   // Walked in place (not through a copy): the plan keeps pointers to the statement and loops.
   const Node& root = nest.body[p.producer];
@@ -54,20 +61,22 @@ Plan plan_of(const LoopNest& nest, const Transform& t) {
                 {&root});
   const Stmt& s = *p.stmt;
   if (s.kind != StmtKind::compute || s.reduce != Reduce::none || !s.guards.empty())
-    return {"'" + t.tensor + "' is not computed by one untransformed '=' statement"};
+    return refused("'" + t.tensor + "' is not computed by one untransformed '=' statement");
   for (const auto& e : s.dst.index) {
     auto v = e.as_single_var();
     const bool plain =
         v && std::find(p.vars.begin(), p.vars.end(), *v) == p.vars.end() &&
         std::any_of(loops.begin(), loops.end(), [&](const Node* l) { return l->var == *v && l->bindings.empty(); });
-    if (!plain) return {"'" + t.tensor + "' is not written through one plain loop per dimension (split or fused)"};
+    if (!plain)
+      return refused("'" + t.tensor + "' is not written through one plain loop per dimension (split or fused)");
     p.vars.push_back(*v);
   }
-  if (loops.size() != p.vars.size()) return {"the nest computing '" + t.tensor + "' has loops besides its dimensions"};
+  if (loops.size() != p.vars.size())
+    return refused("the nest computing '" + t.tensor + "' has loops besides its dimensions");
   bool inside = true;
   for_each_read(s.value, [&](const Access& a) { inside = inside && in_bounds(nest, a); });
   if (!inside)
-    return {"the expression of '" + t.tensor + "' reads outside a tensor (padding): inlining would change it"};
+    return refused("the expression of '" + t.tensor + "' reads outside a tensor (padding): inlining would change it");
   std::string bad;
   for (std::size_t i = 0; i < nest.body.size() && bad.empty(); ++i) {
     if (i == p.producer) continue;
@@ -81,7 +90,7 @@ Plan plan_of(const LoopNest& nest, const Transform& t) {
       });
     });
   }
-  if (!bad.empty()) return {bad};
+  if (!bad.empty()) return refused(bad);
   return p;
 }
 
