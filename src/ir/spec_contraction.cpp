@@ -42,6 +42,24 @@ void check_dtypes(const ParsedSpec& spec, const PAccess& output, const std::vect
                              " (allowed: f32*f32->f32, f16*f16->f32 or f16, i8*i8->i32, u8*i8->i32)");
 }
 
+// Every declared tensor is used; the dtypes combine; the bias has the output's dtype.
+void check_tensors_used_and_typed(const ParsedSpec& spec, const PAccess& out, const std::vector<PAccess>& inputs,
+                                  const Tensor& out_t) {
+  const auto& bias = spec.bias;
+  for (const auto& d : spec.tensors) {
+    bool used = d.t.name == out.a.tensor || (bias && bias->a.tensor == d.t.name);
+    for (const auto& pa : inputs) used = used || pa.a.tensor == d.t.name;
+    if (!used) spec_error(d.pos, "tensor '" + d.t.name + "' is declared but not used");
+  }
+  check_dtypes(spec, out, inputs, out_t);
+  if (bias) {
+    DType bt = spec.tensor(bias->a.tensor)->t.dtype;
+    if (bt != out_t.dtype)
+      spec_error(bias->pos, "bias '" + bias->a.tensor + "' is " + std::string(dtype_name(bt)) + " but the output '" +
+                                out_t.name + "' is " + std::string(dtype_name(out_t.dtype)) + "; they must match");
+  }
+}
+
 }  // namespace
 
 Op build_contraction(const ParsedSpec& spec) {
@@ -100,20 +118,7 @@ Op build_contraction(const ParsedSpec& spec) {
   op.epilogue.relu = relu_;
 
   auto add_var = [&](const std::string& v, bool red) {
-    std::int64_t extent;
-    if (const VarDecl* d = spec.var(v)) {
-      extent = d->extent;
-    } else {
-      auto inf = ir::infer_extent(op.tensors, op.output, op.inputs, op.epilogue.bias, v);
-      SrcPos p = spec.first_use.at(v);
-      if (!inf.ambiguity.empty())
-        spec_error(p, "extent of '" + v + "' ambiguous (" + inf.ambiguity + "); declare it with 'var " + v + " < N'");
-      if (!inf.extent)
-        spec_error(p, "no extent for variable '" + v +
-                          "': it indexes no tensor dimension alone; declare it with 'var " + v + " < N'");
-      extent = *inf.extent;
-    }
-    op.vars.push_back(IterVar{v, extent, red});
+    op.vars.push_back(IterVar{v, variable_extent(spec, op.tensors, op.output, op.inputs, op.epilogue.bias, v), red});
   };
   for (const auto& v : spatial) add_var(v, false);
   for (const auto& v : reduction) add_var(v, true);
@@ -126,19 +131,7 @@ Op build_contraction(const ParsedSpec& spec) {
 
   check_output_range(out, out_t, [&](const std::string& v) { return op.var(v).extent; });
 
-  for (const auto& d : tensors_) {
-    bool used = d.t.name == out.a.tensor || (bias_ && bias_->a.tensor == d.t.name);
-    for (const auto& pa : inputs_) used = used || pa.a.tensor == d.t.name;
-    if (!used) spec_error(d.pos, "tensor '" + d.t.name + "' is declared but not used");
-  }
-
-  check_dtypes(spec, out, inputs_, out_t);
-  if (bias_) {
-    DType bt = spec.tensor(bias_->a.tensor)->t.dtype;
-    if (bt != out_t.dtype)
-      spec_error(bias_->pos, "bias '" + bias_->a.tensor + "' is " + std::string(dtype_name(bt)) + " but the output '" +
-                                 out_t.name + "' is " + std::string(dtype_name(out_t.dtype)) + "; they must match");
-  }
+  check_tensors_used_and_typed(spec, out, inputs_, out_t);
   return op;
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "extent_inference.hpp"
+
 namespace attune::ir {
 
 std::string at_str(SrcPos p) { return std::to_string(p.line) + ":" + std::to_string(p.col); }
@@ -50,6 +52,19 @@ void check_output_range(const PAccess& out, const Tensor& t,
                      std::to_string(static_cast<long long>(hi)) + "], outside dimension " + std::to_string(d) +
                      " of '" + t.name + "' (size " + std::to_string(t.shape[d]) + ")");
   }
+}
+
+std::int64_t variable_extent(const ParsedSpec& spec, const std::vector<Tensor>& tensors, const Access& out,
+                             const std::vector<Access>& ins, const std::optional<Access>& bias, const std::string& v) {
+  if (const VarDecl* d = spec.var(v)) return d->extent;
+  const auto inf = infer_extent(tensors, out, ins, bias, v);
+  const SrcPos p = spec.first_use.at(v);
+  if (!inf.ambiguity.empty())
+    spec_error(p, "extent of '" + v + "' ambiguous (" + inf.ambiguity + "); declare it with 'var " + v + " < N'");
+  if (!inf.extent)
+    spec_error(p, "no extent for variable '" + v + "': it indexes no tensor dimension alone; declare it with 'var " +
+                      v + " < N'");
+  return *inf.extent;
 }
 
 bool is_product_of_reads(const PExpr& e) {

@@ -77,6 +77,12 @@ bool is_product_of_reads(const PExpr& e);
 void check_output_range(const PAccess& out, const Tensor& t,
                         const std::function<std::int64_t(const std::string&)>& extent_of);
 
+// The extent of variable `v` in a statement writing `out` and reading `ins` (and `bias`): its
+// `var` declaration, else inferred (extent_inference.hpp); an error at its first use when the
+// inference is ambiguous or finds nothing.
+std::int64_t variable_extent(const ParsedSpec& spec, const std::vector<Tensor>& tensors, const Access& out,
+                             const std::vector<Access>& ins, const std::optional<Access>& bias, const std::string& v);
+
 // The largest number of points of one iteration domain, and of elements of one tensor.
 inline constexpr __int128 kMaxDomain = static_cast<__int128>(1) << 62;
 inline constexpr std::int64_t kMaxNumel = std::int64_t{1} << 40;

@@ -176,17 +176,9 @@ class StageBuilder {
   }
 
   std::int64_t extent(const PStage& st, const std::vector<Access>& ins, const std::string& v) {
-    if (const VarDecl* d = spec_.var(v)) return d->extent;
     std::vector<Tensor> all;
     for (const auto& d : spec_.tensors) all.push_back(d.t);
-    auto inf = infer_extent(all, st.out.a, ins, std::nullopt, v);
-    const SrcPos p = spec_.first_use.at(v);
-    if (!inf.ambiguity.empty())
-      spec_error(p, "extent of '" + v + "' ambiguous (" + inf.ambiguity + "); declare it with 'var " + v + " < N'");
-    if (!inf.extent)
-      spec_error(p, "no extent for variable '" + v + "': it indexes no tensor dimension alone; declare it with 'var " +
-                        v + " < N'");
-    return *inf.extent;
+    return variable_extent(spec_, all, st.out.a, ins, std::nullopt, v);
   }
 
   void check_declarations_used() {
