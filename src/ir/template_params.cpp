@@ -69,6 +69,17 @@ const TemplateParam* Params::find(const std::string& n) const {
   return nullptr;
 }
 
+std::vector<TemplateParam> plus(std::vector<TemplateParam> a, const std::vector<TemplateParam>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<TemplateParam> conv2d_shape_params() {
+  return {{"N", "", "batch"},          {"H", "", "input height"},    {"W", "", "input width"},
+          {"C", "", "input channels"}, {"K", "", "output channels"}, {"R", "", "kernel height"},
+          {"S", "", "kernel width"},   {"stride", "1", ""},          {"pad", "0", ""}};
+}
+
 std::string lst(std::initializer_list<std::string> xs) {
   std::string s;
   for (const auto& x : xs) s += (s.empty() ? "" : ", ") + x;

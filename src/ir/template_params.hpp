@@ -40,6 +40,13 @@ struct TemplateDef {
 };
 const std::vector<TemplateDef>& stage_templates();  // templates_stages.cpp
 
+// a's parameters, then b's.
+std::vector<TemplateParam> plus(std::vector<TemplateParam> a, const std::vector<TemplateParam>& b);
+
+// N, H, W, C, K, R, S, stride, pad: the shape of a 2-D convolution (conv2d and the fused
+// conv2d_bias_add_relu share it).
+std::vector<TemplateParam> conv2d_shape_params();
+
 // "a, b, c"
 std::string lst(std::initializer_list<std::string> xs);
 

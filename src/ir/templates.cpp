@@ -23,10 +23,7 @@ const std::vector<TemplateParam> kCommon = {
     {"epilogue", "none", "none | bias | relu | bias_relu (bias indexed by the output channel/column)"},
 };
 
-std::vector<TemplateParam> with_common(std::vector<TemplateParam> ps) {
-  ps.insert(ps.end(), kCommon.begin(), kCommon.end());
-  return ps;
-}
+std::vector<TemplateParam> with_common(std::vector<TemplateParam> ps) { return ir::plus(std::move(ps), kCommon); }
 
 const std::vector<TemplateInfo> kTemplates = {
     {"gemm", "C[m, n] += A[m, k] * B[k, n]",
@@ -45,18 +42,9 @@ const std::vector<TemplateInfo> kTemplates = {
                   {"dilation", "1", ""},
                   {"layout", "NLC", "NLC | NCL"}})},
     {"conv2d", "2-D convolution (grouped with groups > 1)",
-     with_common({{"N", "", "batch"},
-                  {"H", "", "input height"},
-                  {"W", "", "input width"},
-                  {"C", "", "input channels"},
-                  {"K", "", "output channels"},
-                  {"R", "", "kernel height"},
-                  {"S", "", "kernel width"},
-                  {"stride", "1", ""},
-                  {"pad", "0", ""},
-                  {"dilation", "1", ""},
-                  {"groups", "1", "C and K must be multiples"},
-                  {"layout", "NCHW", "NCHW | NHWC"}})},
+     with_common(ir::plus(
+         ir::conv2d_shape_params(),
+         {{"dilation", "1", ""}, {"groups", "1", "C and K must be multiples"}, {"layout", "NCHW", "NCHW | NHWC"}}))},
     {"depthwise_conv2d", "depthwise 2-D convolution (one filter per channel)",
      with_common({{"N", "", "batch"},
                   {"H", "", "input height"},

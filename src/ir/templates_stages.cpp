@@ -167,11 +167,6 @@ const std::vector<TemplateParam> kImage = {{"N", "", "batch"},
                                            {"W", "", "width"},
                                            {"layout", "NCHW", "NCHW | NHWC"}};
 
-std::vector<TemplateParam> plus(std::vector<TemplateParam> a, const std::vector<TemplateParam>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 }  // namespace
 
 const std::vector<TemplateDef>& stage_templates() {
@@ -206,17 +201,7 @@ const std::vector<TemplateDef>& stage_templates() {
         plus(kImage, {{"R", "", "window height"}, {"S", "", "window width"}, {"stride", "1", ""}, {"pad", "0", ""}})},
        avgpool2d},
       {{"global_avgpool", "Y[n, c] = mean of X over H and W", kImage}, global_avgpool},
-      {{"conv2d_bias_add_relu",
-        "Y = relu(conv2d(I, W) + Bias + Res), NHWC",
-        {{"N", "", "batch"},
-         {"H", "", "input height"},
-         {"W", "", "input width"},
-         {"C", "", "input channels"},
-         {"K", "", "output channels"},
-         {"R", "", "kernel height"},
-         {"S", "", "kernel width"},
-         {"stride", "1", ""},
-         {"pad", "0", ""}}},
+      {{"conv2d_bias_add_relu", "Y = relu(conv2d(I, W) + Bias + Res), NHWC", conv2d_shape_params()},
        conv2d_bias_add_relu},
       {{"gemm_bias_gelu",
         "Y = gelu(A B + Bias)",

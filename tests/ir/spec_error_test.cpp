@@ -10,6 +10,7 @@
 namespace attune {
 namespace {
 
+const std::string kRows = "tensor X[4, 8] f32\ntensor Y[4, 8] f32\n";
 const std::string kDecl = "tensor A[4, 8] f32\ntensor B[8, 5] f32\ntensor C[4, 5] f32\n";
 
 struct BadSpec {
@@ -73,6 +74,43 @@ const std::vector<BadSpec> kBad = {
     {"tensor A[8] f32\ntensor O[8] f32\nvar p < 0\nO[p] += A[p]\n", "3:9: extent of 'p' must be positive, got 0"},
     {"tensor A[8] f32\ntensor O[8] f32\nO[p] += A[((p + 1)/2)/2]\n",
      "3:22: nested division; an index may divide only once"},
+    // Multi-stage ops (ir/expr.hpp).
+    {kRows + "tensor M[4] f32\nY[i, j] = X[i, j] - M[i]\nM[i] max= X[i, j]\n",
+     "4:21: 'M' is read before the statement that writes it (at 5:1)"},
+    {kRows + "Y[i, j] = Y[i, j] + X[i, j]\n",
+     "3:11: the statement reads 'Y', which it writes: a cycle (compute the value into another tensor first)"},
+    {kRows + "tensor T[4, 8] f32\nT[i, j] = X[i, j]\nY[i, j] = X[i, j]\n",
+     "4:1: intermediate 'T' is written but never read (the op's output is the tensor the last statement writes, 'Y')"},
+    {kRows + "tensor T[4] f32\nT[i] max= X[i, j]\nT[i] min= X[i, j]\nY[i, j] = T[i]\n",
+     "5:1: tensor 'T' is written twice (first at 4:1); each tensor is written by one statement"},
+    {"tensor X[4, 8] f32\ntensor Y[4] f32\nY[i] = X[i, j]\n",
+     "3:13: 'j' does not index the output Y[i]: a '=' statement cannot reduce (write +=, max=, min= or mean=)"},
+    {kRows + "Y[i, j] max= X[i, j]\n",
+     "3:9: 'max=' reduces over no variable: every variable of the statement indexes the output Y[i, j] "
+     "(write '=' for an elementwise statement)"},
+    {"tensor X[4, 8] f32\ntensor Z[4, 8] i32\ntensor Y[4, 8] f32\nY[i, j] = X[i, j] + Z[i, j]\n",
+     "4:19: '+' mixes f32 and i32; convert one side with a cast such as f32(...)"},
+    {"tensor X[4, 8] f32\ntensor Y[4, 8] i32\nY[i, j] = X[i, j] * 2\n",
+     "3:9: the statement stores f32 into i32 'Y'; convert the value with i32(...)"},
+    {"tensor X[4, 8] i32\ntensor Y[4, 8] i32\nY[i, j] = exp(X[i, j])\n",
+     "3:11: 'exp' needs a floating-point value, got i32; convert it with f32(...)"},
+    {kRows + "Y[i, j] = foo(X[i, j])\n",
+     "3:11: unknown function 'foo' (expected exp, log, sqrt, rsqrt, erf, tanh, abs, neg, sigmoid, max, min, relu, "
+     "clip, select or a cast such as f32)"},
+    {kRows + "Y[i, j] = max(X[i, j])\n", "3:11: 'max' takes 2 arguments, got 1"},
+    {kRows + "Y[i, j] = i * 2\n",
+     "3:11: 'i' is not a value: read a tensor (i[...]), call a function (exp(x)) or write a number"},
+    {kRows + "Y[i, j] =\n",
+     "3:10: expected a value (a tensor read, a number or a call such as exp(x)), found end of line"},
+    {kRows + "Y[i, j] *= X[i, j]\n", "3:9: expected '=', '+=', 'max=', 'min=' or 'mean=' after Y[i, j], found '*'"},
+    {kRows + "Y[i, j] = X[i, j] * 1.5e\n", "3:21: malformed number: exponent without digits"},
+    {kRows + "Y[i, j] = select(X[i, j] > 0, X[i, j])\n", "3:11: 'select' takes 3 arguments, got 2"},
+    {kRows + "Y[i, j] = X[i, j] + Z[i, j]\n", "3:21: undeclared tensor 'Z'"},
+    {kRows + "tensor T[4] f32\nT[i] += X[i, j]\nY[i, j] = X[i, j] / T[i]\nepilogue relu\n",
+     "6:1: 'epilogue' lines apply to a single contraction (C[m, n] += A[m, k] * B[k, n]); with other statements "
+     "write the bias and relu as a further statement, e.g. Y[m, n] = relu(C[m, n] + Bias[n])"},
+    {"tensor X[4, 8] f32\ntensor Y[4] f32\ntensor U[3] f32\nY[i] += X[i, j]\n",
+     "3:8: tensor 'U' is declared but not used"},
 };
 
 TEST(SpecErrors, ExactMessages) {
