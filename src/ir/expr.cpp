@@ -142,10 +142,9 @@ int precedence(const Expr& e) {
 std::string Expr::str() const {
   switch (kind) {
     case Kind::load: return load.str();
-    case Kind::constant: {
-      std::string t = number_text(value);
-      return value < 0 ? "(" + t + ")" : t;
-    }
+    // A negative number needs no parentheses: unary minus binds tighter than every operator, and
+    // each one costs the reader a level of nesting.
+    case Kind::constant: return number_text(value);
     case Kind::unary: return std::string(unary_fn_name(unary_fn)) + "(" + args[0].str() + ")";
     case Kind::select: return "select(" + args[0].str() + ", " + args[1].str() + ", " + args[2].str() + ")";
     case Kind::cast: return std::string(dtype_name(cast_to)) + "(" + args[0].str() + ")";

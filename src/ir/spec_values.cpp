@@ -114,7 +114,9 @@ PExpr SpecParser::atom() {
 PExpr SpecParser::call() {
   const Token name = next();
   next();  // '('
-  NestingGuard guard(depth_, name.pos, "value expression");
+  // Each argument is a value(), which counts the nesting: a call adds one level, as printing
+  // neg(x) for -x must not make a spec deeper than the one read (fuzz/corpus/spec_parser/
+  // regression-neg-nesting.spec).
   std::vector<PExpr> args;
   if (!at(Tok::rparen)) {
     while (true) {

@@ -24,7 +24,7 @@ TEST(StageSpec, ExpressionsAndNumbersRoundTrip) {
   Op op = parse_spec(text);
   ASSERT_TRUE(op.multi_stage());
   EXPECT_EQ(parse_spec(print_spec(op)), op) << print_spec(op);
-  EXPECT_NE(print_spec(op).find("X[i, j] * (-0.0015)"), std::string::npos) << print_spec(op);
+  EXPECT_NE(print_spec(op).find("X[i, j] * -0.0015"), std::string::npos) << print_spec(op);
 }
 
 TEST(StageSpec, IntermediatesAreNotArguments) {
