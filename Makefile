@@ -8,6 +8,7 @@ JOBS  ?= $(shell nproc)
 
 deps:
 	@bash scripts/install-deps.sh
+	@bash scripts/install-ort.sh
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -11,6 +11,9 @@ packages=(
   libxgboost-dev libomp-dev binutils
   libtorch-dev
   libopenblas-dev libblis-dev libdnnl-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # tests and benches only (model export): attune itself never runs Python
+  python3-torch python3-torchvision python3-onnx python3-numpy
 )
 
 missing=()

@@ -1,22 +1,7 @@
 // attune::Kernel (attune.hpp): a loaded kernel that owns its shared object.
-#include <dlfcn.h>
-
 #include "api/kernel_impl.hpp"
 
 namespace attune {
-
-void Kernel::Impl::Close::operator()(void* h) const { ::dlclose(h); }
-
-Kernel::Impl::Impl(const std::string& path, const std::string& entry_name) : library_path(path) {
-  // RTLD_LOCAL: two kernels export the same entry name; each is reached through its own handle.
-  handle.reset(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!handle) {
-    const char* why = ::dlerror();
-    throw Error("cannot load kernel " + path + ": " + (why ? why : "dlopen failed"));
-  }
-  entry = reinterpret_cast<Entry>(::dlsym(handle.get(), entry_name.c_str()));
-  if (!entry) throw Error("kernel " + path + " has no function " + entry_name);
-}
 
 Kernel::Kernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Kernel::Kernel(Kernel&&) noexcept = default;

@@ -7,20 +7,19 @@
 #include <vector>
 
 #include "attune/attune.hpp"
+#include "runtime/loaded_kernel.hpp"
 
 namespace attune {
 
 struct Kernel::Impl {
   using Entry = void (*)(void* const*);  // the generated kernel's ABI (ARCHITECTURE: Kernel ABI)
 
-  // Opens `library_path` and finds `entry_name` in it. Throws Error naming the file when either
-  // fails; the handle is closed again on the way out.
-  Impl(const std::string& library_path, const std::string& entry_name);
+  // Opens `library_path` and finds `entry_name` in it (LoadedKernel). Throws Error naming the
+  // file when either fails.
+  Impl(const std::string& library_path, const std::string& entry_name)
+      : loaded(library_path, entry_name), entry(loaded.entry()), library_path(library_path) {}
 
-  struct Close {
-    void operator()(void* handle) const;
-  };
-  std::unique_ptr<void, Close> handle;
+  LoadedKernel loaded;
   Entry entry = nullptr;
   std::string library_path;
   std::vector<TensorInfo> tensors;

@@ -42,6 +42,7 @@ bool wants_tensorize(const std::string& target, const std::string& intrinsic, in
 int run_lower_tensorized(const std::string& spec, const std::string& target, const std::string& intrinsic, int mapping,
                          bool code_only);
 void add_train_policy_command(CLI::App& app, Action& action);  // cmd_train_policy.cpp (RL agent)
+void add_model_commands(CLI::App& app, Action& action);        // cmd_model.cpp: import, run-model, tune-model
 
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the
 // file it names. `what` names the option in errors ("--trace").

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add_libgen_command(app, action);
   add_space_stats_command(app, action);
   add_gpu_bundle_command(app, action);
+  add_model_commands(app, action);
   add_train_policy_command(app, action);
 
   try {

@@ -2,6 +2,7 @@
 #include "template_params.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 
@@ -72,6 +73,12 @@ const TemplateParam* Params::find(const std::string& n) const {
 std::vector<TemplateParam> plus(std::vector<TemplateParam> a, const std::vector<TemplateParam>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+std::string spec_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return v < 0 ? "(" + std::string(buf) + ")" : buf;
 }
 
 std::vector<TemplateParam> conv2d_shape_params() {

@@ -47,6 +47,9 @@ std::vector<TemplateParam> plus(std::vector<TemplateParam> a, const std::vector<
 // conv2d_bias_add_relu share it).
 std::vector<TemplateParam> conv2d_shape_params();
 
+// A real number as spec text that reads back as the same double ("(-0.5)", "inf").
+std::string spec_number(double v);
+
 // "a, b, c"
 std::string lst(std::initializer_list<std::string> xs);
 

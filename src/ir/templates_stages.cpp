@@ -19,13 +19,6 @@ std::string tensor(const std::string& name, const Dims& d) {
   return s + "] f32\n";
 }
 
-// A real parameter as spec text that reads back as the same double.
-std::string number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return v < 0 ? "(" + std::string(buf) + ")" : buf;
-}
-
 // 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation of it.
 std::string gelu_of(const std::string& x, const std::string& form) {
   if (form == "erf") return "0.5 * " + x + " * (1 + erf(" + x + " * 0.70710678118654752))";
@@ -47,7 +40,7 @@ std::string log_softmax(const Params& p) { return softmax_like(p, true); }
 
 std::string layernorm(const Params& p) {
   auto M = p.num("M"), N = p.num("N");
-  const std::string eps = number(p.real("eps"));
+  const std::string eps = spec_number(p.real("eps"));
   std::string s = tensor("X", {M, N}) + tensor("Gamma", {N}) + tensor("Beta", {N}) + tensor("Y", {M, N}) +
                   tensor("Mu", {M}) + tensor("Var", {M});
   s += "Mu[m] mean= X[m, n]\n";
@@ -59,7 +52,7 @@ std::string rmsnorm(const Params& p) {
   auto M = p.num("M"), N = p.num("N");
   std::string s = tensor("X", {M, N}) + tensor("Gamma", {N}) + tensor("Y", {M, N}) + tensor("Ms", {M});
   s += "Ms[m] mean= X[m, n] * X[m, n]\n";
-  return s + "Y[m, n] = X[m, n] * rsqrt(Ms[m] + " + number(p.real("eps")) + ") * Gamma[n]\n";
+  return s + "Y[m, n] = X[m, n] * rsqrt(Ms[m] + " + spec_number(p.real("eps")) + ") * Gamma[n]\n";
 }
 
 std::string batchnorm(const Params& p) {
@@ -70,7 +63,7 @@ std::string batchnorm(const Params& p) {
   std::string s = tensor("X", shape) + tensor("Mean", {C}) + tensor("Var", {C}) + tensor("Gamma", {C}) +
                   tensor("Beta", {C}) + tensor("Y", shape);
   // abs(): a variance is never negative, and the random inputs of verification are.
-  return s + "Y" + x + " = (X" + x + " - Mean[c]) * rsqrt(abs(Var[c]) + " + number(p.real("eps")) +
+  return s + "Y" + x + " = (X" + x + " - Mean[c]) * rsqrt(abs(Var[c]) + " + spec_number(p.real("eps")) +
          ") * Gamma[c] + Beta[c]\n";
 }
 
@@ -84,7 +77,7 @@ std::string clip(const Params& p) {
   auto M = p.num("M"), N = p.num("N");
   const double lo = p.real("lo"), hi = p.real("hi");
   if (lo > hi) p.fail("lo", "must not exceed hi");
-  return tensor("X", {M, N}) + tensor("Y", {M, N}) + "Y[m, n] = clip(X[m, n], " + number(lo) + ", " + number(hi) +
+  return tensor("X", {M, N}) + tensor("Y", {M, N}) + "Y[m, n] = clip(X[m, n], " + spec_number(lo) + ", " + spec_number(hi) +
          ")\n";
 }
 
@@ -150,7 +143,7 @@ std::string gemm_bias_gelu(const Params& p) {
 // softmax(Q K^T / sqrt(D)) V per head, the row maximum subtracted before exp.
 std::string attention(const Params& p) {
   auto H = p.num("H"), T = p.num("T"), D = p.num("D");
-  const std::string scale = number(1.0 / std::sqrt(static_cast<double>(D)));
+  const std::string scale = spec_number(1.0 / std::sqrt(static_cast<double>(D)));
   std::string s = tensor("Q", {H, T, D}) + tensor("K", {H, T, D}) + tensor("V", {H, T, D}) + tensor("O", {H, T, D}) +
                   tensor("Sc", {H, T, T}) + tensor("Mx", {H, T}) + tensor("E", {H, T, T}) + tensor("Sum", {H, T});
   s += "Sc[h, i, j] += Q[h, i, d] * K[h, j, d]\n";

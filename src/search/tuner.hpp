@@ -255,6 +255,12 @@ std::string tuning_target_name(const std::string& target_arg);
 
 double gflops_of(const Op& op, double seconds);
 
+// ---- before tuning ----
+// The kernel a task runs with before it has been tuned (`attune run-model` for tasks without
+// a record): the first seed config of its loop-nest space (make_stage_space for multi-stage
+// ops, make_cpu_space for contractions) that lowers, else the unscheduled loop nest.
+Artifact default_artifact(const Op& op, const Target& target, int threads);
+
 // ---- the measured artifact, rebuilt ----
 // The record feature holding content_hash of the C source tune() measured (written since
 // 2026-12; older records have none and are rebuilt unchecked).

@@ -1,0 +1,53 @@
+// network/model_runner.hpp — runs a planned network (graph/plan.hpp) with attune's kernels.
+//
+// Each task runs the best verified kernel its database records for this target (rebuilt from
+// the record and checked against the hash tuning measured), or, untuned, its default kernel
+// (search/tuner.hpp default_artifact) and the runner says so. Kernels are built once (the
+// build cache makes a second runner cheap) and loaded into this process. Intermediates live in
+// one arena laid out before the first run (memory_plan.hpp); views share their source's bytes;
+// weights are converted once at load. Not safe to run() from two threads at once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/plan.hpp"
+
+namespace attune::network {
+
+struct ModelRunOptions {
+  std::string target = "cpu";  // a cpu target: "cpu", "x86-avx2", ... or a target file
+  std::string db_path;         // tuned kernels from this database; empty: defaults only
+  int threads = 0;             // OpenMP threads for every kernel (0: all cores)
+};
+
+struct TaskKernel {
+  bool tuned = false;
+  std::int64_t record = 0;   // the record it was rebuilt from (tuned)
+  double tuned_seconds = 0;  // what tuning measured for it (tuned)
+};
+
+class ModelRunner {
+ public:
+  // Builds and loads every task's kernel. Throws Error when the target is not a CPU this
+  // machine runs, or a kernel does not build or load.
+  ModelRunner(graph::ModelPlan plan, const ModelRunOptions& options);
+  ~ModelRunner();
+  ModelRunner(ModelRunner&&) noexcept;
+
+  // One tensor per graph input, in graph input order (f32, the input's shape); the graph's
+  // outputs in order. Throws Error for a missing, extra or misshapen input.
+  std::vector<graph::HostTensor> run(const std::vector<graph::HostTensor>& inputs);
+
+  const graph::ModelPlan& plan() const;
+  const std::vector<TaskKernel>& kernels() const;  // per task
+  std::int64_t arena_bytes() const;                // intermediates, after sharing
+  std::int64_t unshared_bytes() const;             // the same without sharing
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace attune::network
