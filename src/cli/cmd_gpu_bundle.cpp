@@ -70,7 +70,8 @@ int run_bundle(const BundleArgs& a) {
   for (const auto& spec : a.specs) {
     const Op op = op_from_cli(spec);
     if (op.multi_stage()) {
-      if (!a.intrinsic.empty()) throw Error("gpu-bundle: --intrinsic tensorizes a contraction; " + spec + " is multi-stage");
+      if (!a.intrinsic.empty())
+        throw Error("gpu-bundle: --intrinsic tensorizes a contraction; " + spec + " is multi-stage");
       stage_ops.push_back(op);
       continue;
     }

@@ -42,8 +42,7 @@ std::string flags_of(const Artifact& art) {
   return flags;
 }
 
-int run_lower_stages(const Op& op, const Target& target, const std::string& intrinsic, int mapping,
-                     bool code_only) {
+int run_lower_stages(const Op& op, const Target& target, const std::string& intrinsic, int mapping, bool code_only) {
   if (!intrinsic.empty() || mapping != 0)
     throw Error("--intrinsic and --mapping tensorize a contraction; a multi-stage op has no mappings");
   const Artifact art = lower(Schedule{}, op, target).artifact;

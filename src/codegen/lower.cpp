@@ -39,7 +39,8 @@ Lowered lower_for_cuda(const Schedule& s, const Op& op, const Target& target) {
   if (op.multi_stage()) {
     // Multi-stage ops are lowered as they are, one kernel per stage: nothing schedules them yet.
     if (s.tensorize || !s.nest.steps.empty() || s.knobs)
-      throw Error("cuda target " + target.name + " lowers a multi-stage op unscheduled (one kernel per stage; no "
+      throw Error("cuda target " + target.name +
+                  " lowers a multi-stage op unscheduled (one kernel per stage; no "
                   "loop-nest, tensorize or knob steps)");
     out.artifact = lower_cuda_stages(op);
     return out;

@@ -46,7 +46,8 @@ TEST(CudaStageCompile, BundleStageHarnessCompilesAndLinks) {
   const std::string nvcc = nvcc_or_skip();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   const auto dir = test::fresh_dir("stage_bundle");
-  const auto ids = write_gpu_bundle(dir.string(), {}, {test::stage_op("maxpool2d:N=1,C=2,H=7,W=7,R=3,S=3,stride=2,pad=1")});
+  const auto ids =
+      write_gpu_bundle(dir.string(), {}, {test::stage_op("maxpool2d:N=1,C=2,H=7,W=7,R=3,S=3,stride=2,pad=1")});
   ASSERT_EQ(ids.size(), 1u);
   const std::string cmd = nvcc + " -arch=sm_90 -std=c++17 -O2 " + (dir / (ids[0] + "_check.cu")).string() + " -o " +
                           (dir / ids[0]).string() + " -lcublas";

@@ -6,8 +6,8 @@
 // reference evaluator's (stage_evaluator.cpp) on random inputs. This covers the index
 // arithmetic, guards, identities and the launcher's order; what only a GPU shows (many threads,
 // CUDA's libm) is scripts/gpu-check.sh's part. nvcc's compile: cuda_stage_compile_test.cpp.
-#include <gtest/gtest.h>
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <regex>
 
@@ -77,8 +77,8 @@ TEST(CudaStageEmulation, EveryStageOpMatchesTheReferenceOnTheHost) {
   const auto dir = test::fresh_dir("cuda_stage_emu");
   test::write_text(dir / "emu.cpp", all);
   int rc = 0;
-  const std::string cmd = cxx + " -std=c++17 -O1 -shared -fPIC " + (dir / "emu.cpp").string() + " -o " +
-                          (dir / "emu.so").string();
+  const std::string cmd =
+      cxx + " -std=c++17 -O1 -shared -fPIC " + (dir / "emu.cpp").string() + " -o " + (dir / "emu.so").string();
   const std::string out = test::run_command(cmd, rc);
   ASSERT_EQ(rc, 0) << cmd << "\n" << out.substr(0, 6000);
   void* lib = ::dlopen((dir / "emu.so").c_str(), RTLD_NOW | RTLD_LOCAL);

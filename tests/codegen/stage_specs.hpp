@@ -37,8 +37,9 @@ inline const std::vector<std::string>& stage_template_specs() {
 
 // The templates that are contractions (tensorized on CUDA, not lowered stage by stage).
 inline bool is_contraction_template(const std::string& name) {
-  static const std::vector<std::string> names = {"gemm",   "batch_matmul",     "gemv",   "conv1d",           "conv2d",
-                                                 "depthwise_conv2d", "conv3d", "conv2d_transpose", "conv2d_capsule"};
+  static const std::vector<std::string> names = {"gemm",   "batch_matmul",     "gemv",
+                                                 "conv1d", "conv2d",           "depthwise_conv2d",
+                                                 "conv3d", "conv2d_transpose", "conv2d_capsule"};
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 

@@ -24,8 +24,8 @@ using cuda::ctype;
 
 // A file name that needs no escaping in an #include or a string literal.
 bool plain_file_name(const std::string& f) {
-  return !f.empty() && f.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") ==
-                           std::string::npos;
+  return !f.empty() &&
+         f.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == std::string::npos;
 }
 
 class StageHarness {
@@ -56,8 +56,8 @@ class StageHarness {
     for (const auto& t : op_.tensors) {
       const std::string h = t.name == out_name() ? "want_" : "h_" + t.name;
       os_ << "  std::vector<" << ctype(t.dtype) << "> " << h << "(" << t.numel() << ");\n";
-      os_ << "  read_ok_ = read_ok_ && std::fread(" << h << ".data(), sizeof(" << h << "[0]), " << h << ".size(), f_) == "
-          << h << ".size();\n";
+      os_ << "  read_ok_ = read_ok_ && std::fread(" << h << ".data(), sizeof(" << h << "[0]), " << h
+          << ".size(), f_) == " << h << ".size();\n";
     }
     os_ << "  std::fclose(f_);\n";
     os_ << "  if (!read_ok_) {\n    std::fprintf(stderr, \"%s is too short\\n\", path_.c_str());\n    return 2;\n  }\n";
@@ -99,8 +99,8 @@ class StageHarness {
     os_ << "  const double ms = time_ms([&] { " << id_ << "_launch(bufs, 0); });\n";
     for (const auto& t : op_.tensors) os_ << "  CK(cudaFree(d_" << t.name << "));\n";
     os_ << "  std::printf(\"RESULT|%s|%s|%d|%.4f|%.2f|%s|%.4f|%.2f|%.3g|%s\\n\", "
-        << c_string_literal(op_.name.empty() || label_problem(op_.name) ? "op" : op_.name)
-        << ", \"cuda-stages\", " << op_.stages.size()
+        << c_string_literal(op_.name.empty() || label_problem(op_.name) ? "op" : op_.name) << ", \"cuda-stages\", "
+        << op_.stages.size()
         << ", ms, flops / (ms * 1e-3) / 1e12, \"-\", 0.0, 0.0, rel_err, ok ? \"OK\" : \"FAIL\");\n";
     os_ << "  return ok ? 0 : 1;\n}\n";
   }

@@ -35,6 +35,8 @@ constexpr std::int64_t kMaxBlocks = 65535;      // per launch; the grid-stride l
 constexpr std::int64_t kWorkspaceAlign = 256;   // bytes, per intermediate in the workspace
 constexpr std::int64_t kIntLimit = 2147483647;  // indices fit `int` below this
 
+// CUDA's own math (a few ulp from the reference's double). fmaxf/fminf differ from the
+// reference's `a > b ? a : b` only where an operand is NaN: they return the other one.
 const cgen::MathSpelling& cuda_math() {
   static const cgen::MathSpelling m = [] {
     cgen::MathSpelling s;
@@ -135,8 +137,7 @@ std::vector<const Tensor*> touched(const Op& op, const Stage& st) {
 
 class StageEmitter : private tgen::CodeWriter {
  public:
-  StageEmitter(const Op& op, std::string id)
-      : op_(op), id_(std::move(id)), it_(fits_int(op) ? "int" : "long long") {}
+  StageEmitter(const Op& op, std::string id) : op_(op), id_(std::move(id)), it_(fits_int(op) ? "int" : "long long") {}
 
   std::string source() {
     line("#include <cuda_fp16.h>");
@@ -168,8 +169,8 @@ class StageEmitter : private tgen::CodeWriter {
          params + ") {");
     auto as_it = [&](const char* v) { return "(" + it_ + ")" + v; };
     const std::string first = as_it("blockIdx.x") + " * " + as_it("blockDim.x") + " + " + as_it("threadIdx.x");
-    open("for (" + it_ + " p_ = " + first + "; p_ < " + std::to_string(points(st)) + "; p_ += " +
-         as_it("gridDim.x") + " * " + as_it("blockDim.x") + ") {");
+    open("for (" + it_ + " p_ = " + first + "; p_ < " + std::to_string(points(st)) + "; p_ += " + as_it("gridDim.x") +
+         " * " + as_it("blockDim.x") + ") {");
     lines(tgen::decompose(view, spatial_of(st), "p_", it_));
     body(st, view);
     close();
@@ -204,7 +205,8 @@ class StageEmitter : private tgen::CodeWriter {
     const std::string update = cgen::stage_combine_c(st.reduce, "acc_", value, cuda_math());
     line(skip_unless.empty() ? update : "if (" + skip_unless + ") " + update);
     for (int i = 0; i < loops; ++i) close();
-    if (st.reduce == Reduce::mean) line("acc_ = acc_ / " + cgen::c_float(static_cast<double>(st.reduced_points())) + ";");
+    if (st.reduce == Reduce::mean)
+      line("acc_ = acc_ / " + cgen::c_float(static_cast<double>(st.reduced_points())) + ";");
     line(dst + " = " + cuda::from_float(out_t, "acc_") + ";");
   }
 
