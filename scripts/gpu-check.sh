@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check.sh [BUNDLE_DIR] — build and run the CUDA kernels attune generates, check each against
-# its reference loop, time it against cuBLAS (GEMM) and cuDNN (conv2d, when its header is found),
-# and print one table. BUNDLE_DIR is a folder written by `attune gpu-bundle DIR` (possibly on
+# its reference loop (a multi-stage op: against the reference evaluator's output stored in the
+# bundle), time it against cuBLAS (GEMM) and cuDNN (conv2d, when its header is found), and print
+# one table. BUNDLE_DIR is a folder written by `attune gpu-bundle DIR` (possibly on
 # another machine: then this needs no attune build here); without it, the built attune
 # (build/attune beside this script, or $ATTUNE) writes the default bundle into a temporary folder.
 # Needs an NVIDIA GPU (sm_90 by default; ARCH=sm_80 to change) and the CUDA toolkit, no network.
@@ -52,7 +53,9 @@ for f in "$bundle"/*_check.cu; do
     sed -n 1,20p "$work/$id.build.log" >&2
     fails=$((fails + 1)); continue
   fi
-  line=$(timeout 300 "$work/$id" 2>"$work/$id.run.log" | grep '^RESULT|' || true)
+  # The bundle folder is the harness's argument: a multi-stage op's harness reads its inputs and
+  # the reference evaluator's output from <id>.data there (the others ignore it).
+  line=$(timeout 300 "$work/$id" "$bundle" 2>"$work/$id.run.log" | grep '^RESULT|' || true)
   if [ -z "$line" ]; then
     printf '%-22s %-22s %4s %10s %10s %8s %8s %10s %-6s\n' "$id" - - - - - - - RUN_FAIL
     sed -n 1,20p "$work/$id.run.log" >&2
@@ -64,5 +67,5 @@ for f in "$bundle"/*_check.cu; do
   printf '%-22s %-22s %4s %10s %10s %8s %8s %10s %-6s\n' "$name" "$intr" "$map" "$tf" "$vendor" "$vtf" "$ratio" "$err" "$status"
   [ "$status" = OK ] || fails=$((fails + 1))
 done
-echo "(TF/s: 2*MACs per second / 1e12 (TOP/s for int8); ratio: attune / vendor; max_err: relative to the largest reference value, on 4096 sampled outputs)"
+echo "(TF/s: 2*MACs per second / 1e12 (TOP/s for int8; a multi-stage op counts 2 per point of each stage's domain); ratio: attune / vendor; max_err: relative to the largest reference value, on 4096 sampled outputs (multi-stage ops, intrinsic cuda-stages, map = stages: on every output))"
 [ "$fails" = 0 ] || { echo "gpu-check: $fails kernel(s) failed" >&2; exit 1; }

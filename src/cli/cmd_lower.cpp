@@ -65,7 +65,8 @@ void add_lower_command(CLI::App& app, Action& action) {
                   "inline JSON");
   sub->add_option("--target", args->target,
                   "target whose code to print (default: cpu, this machine's); a cpu target sets the vector width and "
-                  "flags, a cuda target prints the tensorized CUDA source");
+                  "flags, a cuda target prints the tensorized CUDA source (a multi-stage op: one kernel per "
+                  "stage)");
   sub->add_option("--intrinsic", args->intrinsic, "tensorize onto this intrinsic of --target (see `attune map`)");
   sub->add_option("--mapping", args->mapping, "with mapping number K of `attune map` (default: the widest valid one)");
   auto* nest = sub->add_flag("--nest-only", args->nest_only, "print only the loop nest");

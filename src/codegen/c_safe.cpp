@@ -80,4 +80,15 @@ void check_c_names(const Op& op) {
       throw Error("tensor name '" + comment_safe(t.name) + "' " + *why + "; it cannot appear in generated code");
 }
 
+void check_c_var_names(const Op& op) {
+  auto check = [](const IterVar& v) {
+    if (!is_c_identifier(v.name))
+      throw Error("variable '" + comment_safe(v.name) +
+                  "' is not a C identifier; it cannot name a loop in generated code");
+  };
+  for (const auto& v : op.vars) check(v);
+  for (const auto& st : op.stages)
+    for (const auto& v : st.vars) check(v);
+}
+
 }  // namespace attune

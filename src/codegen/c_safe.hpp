@@ -8,7 +8,8 @@
 //     is a backslash), and a backslash, control byte, NUL or non-ASCII byte is shown as <hh>
 //     (a backslash at a line's end would splice the next line into the comment);
 //   - text is written into string literals only through c_string_literal();
-//   - names become identifiers only after check_c_names() (the rules of ir/names.hpp).
+//   - names become identifiers only after check_c_names() (the rules of ir/names.hpp), and
+//     loop variables named after spec variables only after check_c_var_names().
 // Generated code never pastes a record's raw text: traces are re-serialised from the parsed,
 // validated Trace (trace_to_string) before they are commented.
 //
@@ -36,5 +37,10 @@ std::string c_string_literal(std::string_view text);
 // Throws attune::Error when a tensor name of `op` breaks ir/names.hpp's rules (an Op built
 // in code, or read from a database, skips the spec parser that checks them first).
 void check_c_names(const Op& op);
+
+// Throws attune::Error when an iteration variable of `op` (a contraction's or any stage's) is not
+// a C identifier: generated code names its loop variables after them (tensorize/index_c.hpp's
+// cvar: v_<name>), and two names mapped onto the same identifier would become one variable.
+void check_c_var_names(const Op& op);
 
 }  // namespace attune

@@ -5,6 +5,7 @@
 //                                 the schedule's text in the C's header comment
 //     cpu  + tensorize step   ->  lower_cpu_tensorized(plan, cpu_codegen_options(target).flags)
 //     cuda + tensorize step   ->  lower_cuda(plan)
+//     cuda + multi-stage op   ->  lower_cuda_stages(op), with an empty schedule
 //     vta  + knobs            ->  compile_vta(op, knobs, the VTA configuration)
 // Whatever tuned a schedule, rebuilds its record, emits a library or prints C for people goes
 // through here, so the kernel a record measured is the kernel every later user gets (the

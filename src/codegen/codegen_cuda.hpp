@@ -14,6 +14,9 @@
 //   extern "C" void ID_launch(void* const* buffers, cudaStream_t stream);
 // so several kernels can share one .cu file. Nothing here runs nvcc: the CPU build never needs
 // CUDA. Tests: tests/codegen/cuda_compile_test.cpp (compile only, where nvcc exists).
+//
+// Multi-stage ops (ir/expr.hpp: softmax, norms, pooling, attention) are not tensorized: each
+// stage becomes one plain kernel (cuda/stage_kernels.cpp, lower_cuda_stages below).
 #pragma once
 
 #include <string>
@@ -35,5 +38,23 @@ struct CudaCodegenOptions {
 Artifact lower_cuda(const TensorizePlan& plan, const CudaCodegenOptions& options = {});
 // The ID lower_cuda uses when options.name is empty: a C identifier from op name + intrinsic.
 std::string cuda_kernel_name(const TensorizePlan& plan);
+
+// A multi-stage op (op.multi_stage()) as CUDA: for stage k a kernel
+//   extern "C" __global__ void ID_s<k>(<the tensors stage k reads and writes>);
+// (a grid-stride loop, one thread per output element, the stage's reduction inside the thread
+// in float from its identity), and the host launchers
+//   extern "C" size_t ID_workspace_bytes(void);  // the intermediates (op.locals), 256-byte aligned
+//   extern "C" cudaError_t ID_launch_workspace(void* const* buffers, void* workspace, cudaStream_t s);
+//   extern "C" cudaError_t ID_launch(void* const* buffers, cudaStream_t s);
+// buffers: one device pointer per op tensor (op.tensors order; intermediates are no arguments).
+// ID_launch takes its workspace from cudaMallocAsync on the stream and frees it there (stream
+// ordered, served from the device's memory pool); ID_launch_workspace uses the caller's. Both
+// launch the stages in order on the stream and return the first error (cudaSuccess: all queued).
+// Only options.name is read. Throws Error for names c_safe.hpp refuses and for a stage whose
+// output index is not one variable (or a constant) per dimension (an element written by several
+// points could not be one thread's).
+Artifact lower_cuda_stages(const Op& op, const CudaCodegenOptions& options = {});
+// The ID lower_cuda_stages uses when options.name is empty: "attune_<label>_stages".
+std::string cuda_stage_kernel_name(const Op& op);
 
 }  // namespace attune

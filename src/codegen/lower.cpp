@@ -35,9 +35,18 @@ Lowered lower_for_cpu(const Schedule& s, const Op& op, const Target& target) {
 }
 
 Lowered lower_for_cuda(const Schedule& s, const Op& op, const Target& target) {
+  Lowered out;
+  if (op.multi_stage()) {
+    // Multi-stage ops are lowered as they are, one kernel per stage: nothing schedules them yet.
+    if (s.tensorize || !s.nest.steps.empty() || s.knobs)
+      throw Error("cuda target " + target.name +
+                  " lowers a multi-stage op unscheduled (one kernel per stage; no "
+                  "loop-nest, tensorize or knob steps)");
+    out.artifact = lower_cuda_stages(op);
+    return out;
+  }
   if (!s.tensorize || !s.nest.steps.empty())
     throw Error("cuda target " + target.name + " lowers a tensorize step alone (no loop-nest steps, no knobs)");
-  Lowered out;
   out.artifact = lower_cuda(tensorize_plan(op, target, *s.tensorize));
   return out;
 }

@@ -48,7 +48,10 @@ constexpr std::string_view kGeneratorNames[] = {
     "to_d", "fill", "time_ms", "reference_at", "CK", "std", "nvcuda", "wmma", "half", "dim3", "threadIdx", "blockIdx",
     "blockDim", "gridDim", "warpSize",
     // functions and macros of the C headers the kernels include
-    "aligned_alloc", "malloc", "free", "memcpy", "memset", "NULL", "RAND_MAX", "MB_CUR_MAX"};
+    "aligned_alloc", "malloc", "free", "memcpy", "memset", "NULL", "RAND_MAX", "MB_CUR_MAX",
+    // the math the multi-stage kernels call (C: cpu/c_compute.cpp; CUDA: cuda/stage_kernels.cpp),
+    // which a kernel parameter of that name would shadow, and math.h's macros
+    "expf", "logf", "sqrtf", "rsqrtf", "erff", "tanhf", "fabsf", "fmaxf", "fminf", "INFINITY", "NAN"};
 
 constexpr std::string_view kReservedPrefixes[] = {"i_", "v_", "attune_"};
 

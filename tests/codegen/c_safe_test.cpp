@@ -100,6 +100,19 @@ TEST(CSafe, TensorizedAndCudaEmittersToo) {
   }
 }
 
+// Multi-stage ops on CUDA: the kernels (the label only in the spec's comment) and the bundle's
+// harness (a label the parser would refuse is not printed at all).
+TEST(CSafe, CudaStageKernelsAndTheirHarnessesToo) {
+  for (const auto& label : hostile_labels()) {
+    Op op = op_from_cli("layernorm:M=4,N=8");
+    op.name = label;
+    expect_no_injection(lower_cuda_stages(op).source, label);
+    expect_no_injection(cuda_stage_harness(op, "k0", "k0.cu", "k0.data"), label);
+  }
+  const Op op = op_from_cli("layernorm:M=4,N=8");
+  EXPECT_THROW(cuda_stage_harness(op, "k0", "k0.cu", "../x\".data"), Error);
+}
+
 // Renames tensor `from` of `op` to `to` everywhere, as a hand-built Op could.
 Op renamed(Op op, const std::string& from, const std::string& to) {
   for (auto& t : op.tensors)

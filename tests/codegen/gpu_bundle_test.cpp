@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "codegen/gpu_bundle.hpp"
+#include "ir/buffer.hpp"
 #include "ir/error.hpp"
+#include "ir/evaluator.hpp"
 #include "schedule/tensorize.hpp"
 #include "tool_util.hpp"
 
@@ -44,6 +47,34 @@ TEST(GpuBundle, WritesAKernelAndAHarnessPerPlanAndOneManifestLineEach) {
   }
   // A header line and one line per kernel.
   EXPECT_EQ(std::count(manifest.begin(), manifest.end(), '\n'), 3);
+  std::filesystem::remove_all(dir);
+}
+
+// A multi-stage op: its kernels, the harness, and a data file holding the inputs and the
+// reference evaluator's output, in the op's tensor order.
+TEST(GpuBundle, AMultiStageOpCarriesTheReferenceOutput) {
+  const Op op = op_from_cli("layernorm:M=3,N=8");
+  const auto dir = test::fresh_dir("gpu_bundle_stages");
+  const auto ids = write_gpu_bundle(dir.string(), {}, {op, op});
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_NE(ids[0], ids[1]);
+  const std::string kernel = read_text(dir / (ids[0] + ".cu"));
+  const std::string harness = read_text(dir / (ids[0] + "_check.cu"));
+  EXPECT_EQ(std::count(kernel.begin(), kernel.end(), '\n') > 10, true);
+  EXPECT_NE(kernel.find(ids[0] + "_launch("), std::string::npos);
+  EXPECT_NE(harness.find("#include \"" + ids[0] + ".cu\""), std::string::npos);
+  EXPECT_NE(harness.find("\"" + ids[0] + ".data\""), std::string::npos);
+  EXPECT_NE(harness.find("\"cuda-stages\""), std::string::npos);
+  EXPECT_NE(read_text(dir / "kernels.txt").find("\n" + ids[0] + " | "), std::string::npos);
+
+  std::vector<Buffer> want = make_buffers(op, 2027);
+  evaluate_stages(op, want);
+  std::string bytes;
+  for (const auto& b : want) bytes.append(static_cast<const char*>(b.data()), b.bytes());
+  std::ifstream f(dir / (ids[0] + ".data"), std::ios::binary);
+  const std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(data, bytes);
+  EXPECT_EQ(data, stage_check_data(op, 2027));
   std::filesystem::remove_all(dir);
 }
 

@@ -47,6 +47,8 @@ TEST(HostileSpec, TensorNamesThatBreakGeneratedC) {
       {"buffers", "is a name attune's generated code uses itself"},
       {"vbc", "is a name attune's generated code uses itself"},
       {"NULL", "is a name attune's generated code uses itself"},
+      {"expf", "is a name attune's generated code uses itself"},
+      {"INFINITY", "is a name attune's generated code uses itself"},
       {"i_m", "starts with 'i_', which attune's generated names use"},
       {"v_p", "starts with 'v_', which attune's generated names use"},
       {"_Bool", "starts or ends with '_', which attune's generated names and the C implementation use"},

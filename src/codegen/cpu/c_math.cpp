@@ -4,18 +4,7 @@
 // 7.1.26 (|error| <= 1.5e-7); tanh from exp.
 #include "codegen/cpu/c_math.hpp"
 
-#include <cmath>
-#include <cstdio>
-
 namespace attune::cgen {
-
-std::string c_float(double v) {
-  if (std::isnan(v)) return "NAN";
-  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "((float)%.17g)", v);
-  return buf;
-}
 
 const std::string& math_prelude() {
   static const std::string text = R"(#include <math.h>

@@ -4,10 +4,9 @@
 
 #include <string>
 
-namespace attune::cgen {
+#include "codegen/stage_expr_c.hpp"  // c_float, shared with the CUDA backend
 
-// A double as a C float expression: "((float)0.5)", "INFINITY", "(-INFINITY)", "NAN".
-std::string c_float(double v);
+namespace attune::cgen {
 
 // attune_exp, attune_erf, attune_tanh, attune_max, attune_min: branch-free, so that loops over
 // them vectorise under `omp simd`. Their accuracy against double-precision libm is tested in

@@ -19,6 +19,7 @@ namespace {
 using cuda::ctype;
 using tgen::cvar;
 
+// Shared with the multi-stage harness (cuda/stage_harness.cpp) through cuda::harness_prelude().
 const char* kPrelude = R"(#include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -247,6 +248,8 @@ class Harness {
 };
 
 }  // namespace
+
+const char* cuda::harness_prelude() { return kPrelude; }
 
 std::string vendor_routine(const Op& op) {
   if (op.inputs.empty()) return "";
