@@ -2,6 +2,8 @@
 // `attune run-model` (the network run with tuned or default kernels, .npy in and out).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -10,6 +12,8 @@
 #include "graph/npy.hpp"
 #include "ir/error.hpp"
 #include "network/model_runner.hpp"
+#include "network/task_scheduler.hpp"
+#include "runtime/interrupt.hpp"
 
 namespace attune::cli {
 
@@ -24,7 +28,27 @@ struct ModelArgs {
   std::string target = "cpu";
   std::string db;
   int threads = 0;
+  int rounds = 0;       // run-model: timed runs after a warm-up (0: none)
+  std::string time = "10m";  // tune-model
+  std::string strategy = "evolutionary";
+  int round_trials = 16;
 };
+
+// "90", "90s", "15m", "1h" -> seconds.
+double parse_duration(const std::string& s) {
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = s.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (used == 0 || scale < 0 || !(v > 0) || v * scale > 7 * 24 * 3600)
+    throw attune::Error("--time '" + s.substr(0, 40) + "': expected a positive duration such as 90s, 15m or 1h");
+  return v * scale;
+}
 
 graph::ShapeOverrides overrides(const std::vector<std::string>& shapes) {
   graph::ShapeOverrides o;
@@ -76,7 +100,18 @@ int run_run_model(const ModelArgs& a) {
       ++untuned;
       std::cerr << "run-model: task " << t << " (" << runner.plan().tasks[t].label << ") is untuned: default schedule\n";
     }
-  const auto outputs = runner.run(inputs);
+  auto outputs = runner.run(inputs);
+  if (a.rounds > 0) {  // latency: the median of `rounds` runs after the one above (warm-up)
+    std::vector<double> t;
+    for (int k = 0; k < a.rounds; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      outputs = runner.run(inputs);
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    std::cout << "latency: median " << t[t.size() / 2] * 1e3 << " ms of " << a.rounds << " runs (min " << t.front() * 1e3
+              << " ms), " << (a.threads > 0 ? std::to_string(a.threads) : std::string("all")) << " threads\n";
+  }
   std::filesystem::create_directories(a.output_dir);
   const auto& g = runner.plan().graph;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
@@ -87,6 +122,44 @@ int run_run_model(const ModelArgs& a) {
   std::cout << "run-model: " << runner.plan().steps.size() << " steps, " << runner.kernels().size() << " kernels ("
             << runner.kernels().size() - untuned << " tuned, " << untuned << " default), arena "
             << runner.arena_bytes() / 1024 << " KiB (" << runner.unshared_bytes() / 1024 << " KiB unshared)\n";
+  return 0;
+}
+
+int run_tune_model(const ModelArgs& a) {
+  const graph::ModelPlan plan = graph::import_onnx(a.model, overrides(a.shapes));
+  network::ModelTuneOptions o;
+  o.target = a.target;
+  o.db_path = a.db;
+  o.time_s = parse_duration(a.time);
+  o.threads = a.threads;
+  o.strategy = a.strategy;
+  o.round_trials = a.round_trials;
+  o.log = [](const std::string& l) { std::cout << l << std::endl; };
+  std::cout << "tune-model: " << plan.tasks.size() << " tasks (" << plan.steps.size() << " steps), budget " << o.time_s
+            << " s, database " << a.db << std::endl;
+  const InterruptScope interruptible;  // SIGINT/SIGTERM: stop after the round in flight
+  const auto r = network::tune_model(plan, o);
+  std::cout << "tune-model: " << r.rounds << " rounds, " << r.trials_run << " trials in " << static_cast<int>(r.elapsed_s)
+            << " s; " << r.tasks_with_kernel << "/" << plan.tasks.size() << " tasks tuned; model estimate "
+            << r.estimate_s * 1e3 << " ms (sum of weight x best kernel time)\n";
+  std::cout << "top tasks by estimated time:\n";
+  std::vector<std::size_t> order(plan.tasks.size());
+  for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+  std::sort(order.begin(), order.end(), [&](auto x, auto y) {
+    return plan.tasks[x].weight * r.tasks[x].best_s > plan.tasks[y].weight * r.tasks[y].best_s;
+  });
+  for (std::size_t k = 0; k < std::min<std::size_t>(8, order.size()); ++k) {
+    const auto t = order[k];
+    const double share = r.estimate_s > 0 ? 100.0 * plan.tasks[t].weight * r.tasks[t].best_s / r.estimate_s : 0;
+    std::cout << "  task " << t << " " << plan.tasks[t].label << " x" << plan.tasks[t].weight << ": " << r.tasks[t].trials
+              << " trials, " << r.tasks[t].best_s * 1e6 << " us, " << static_cast<int>(share) << "%"
+              << (r.tasks[t].dead ? " (converged)" : "") << "\n";
+  }
+  if (r.interrupted) {
+    std::cout << "tune-model: stopped by " << signal_name(r.interrupted) << "; every measured trial is in " << a.db
+              << " (run again to resume)\n";
+    return interrupted_exit_code(r.interrupted);
+  }
   return 0;
 }
 
@@ -109,7 +182,21 @@ void add_model_commands(CLI::App& app, Action& action) {
   r->add_option("--target", run.target, "cpu target (default: this CPU's)");
   r->add_option("--db", run.db, "tuning database with tuned kernels (default: none, every task untuned)");
   r->add_option("--threads", run.threads, "threads per kernel (default: all cores)")->check(CLI::Range(0, 4096));
+  r->add_option("--rounds", run.rounds, "time this many runs after a warm-up and print the median latency")
+      ->check(CLI::Range(0, 100000));
   r->callback([&action] { action = [] { return run_run_model(run); }; });
+
+  static ModelArgs tm;
+  auto* t = app.add_subcommand("tune-model", "Tune every task of an ONNX model, the budget where it saves most");
+  t->add_option("MODEL", tm.model, "the .onnx file")->required();
+  t->add_option("--time", tm.time, "wall-clock budget of this run: 90s, 15m, 1h (default 10m)");
+  t->add_option("--db", tm.db, "tuning database (shared with attune tune; created when missing)")->required();
+  t->add_option("--shape", tm.shapes, "fix a graph input's shape: NAME=D1,D2,... (repeatable)");
+  t->add_option("--target", tm.target, "cpu target (default: this CPU's)");
+  t->add_option("--threads", tm.threads, "threads each candidate runs with (default: all cores)")->check(CLI::Range(0, 4096));
+  t->add_option("--strategy", tm.strategy, "search strategy per task (as attune tune; default evolutionary)");
+  t->add_option("--round-trials", tm.round_trials, "attempts per scheduling round (default 16)")->check(CLI::Range(1, 10000));
+  t->callback([&action] { action = [] { return run_tune_model(tm); }; });
 }
 
 }  // namespace attune::cli

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `attune tune-model` on the small ResNet: the warm-up round tunes every task into the database,
+# `run-model --db` then runs the tuned kernels and still equals PyTorch; a second run resumes
+# (no warm-up again); SIGINT stops a run with exit 130 and its summary, keeping what it measured.
+#   tune_model_test.sh ATTUNE SOURCE_DIR
+set -euo pipefail
+attune=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+/usr/bin/python3 "$src/scripts/export_models.py" --out "$work" --models resnet_tiny 2>/dev/null
+m="$work/resnet_tiny.onnx"
+tasks=$("$attune" import "$m" | sed -n 's/^tasks: \([0-9]*\) distinct.*/\1/p')
+
+"$attune" tune-model "$m" --db "$work/t.db" --time 10m --round-trials 2 --threads 1 > "$work/tune1.txt" &
+pid=$!
+# Stop it once the warm-up has reached every task (or it finished by itself).
+for _ in $(seq 600); do
+  [ "$(grep -c '^\[' "$work/tune1.txt" || true)" -ge "$tasks" ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 1
+done
+kill -INT $pid 2>/dev/null || true
+status=0
+wait $pid || status=$?
+cat "$work/tune1.txt"
+[ "$status" -eq 130 ]
+grep -q "stopped by SIGINT" "$work/tune1.txt"
+grep -q "tasks tuned" "$work/tune1.txt"
+
+"$attune" run-model "$m" --input "input=$work/resnet_tiny.input.npy" --output "$work/out" --db "$work/t.db" --threads 1 > "$work/run.txt" 2>&1
+cat "$work/run.txt"
+grep -q "($tasks tuned, 0 default)" "$work/run.txt"
+/usr/bin/python3 "$src/tests/network/compare_npy.py" "$work/out/output.npy" "$work/resnet_tiny.torch.npy" 1e-4
+
+# Resumed: every task already has its warm-up trials, so the first round goes to one task by gain.
+"$attune" tune-model "$m" --db "$work/t.db" --time 3s --round-trials 2 --threads 1 > "$work/tune2.txt"
+cat "$work/tune2.txt"
+[ "$(grep -c '^\[' "$work/tune2.txt")" -ge 1 ]
+! grep -q "0/$tasks tasks tuned" "$work/tune2.txt"
