@@ -59,6 +59,17 @@ std::string layout_enum() {
   return s + "\n} @P@_layout;\n\n";
 }
 
+// One struct field: a choice is an int holding the index of its value (its doc says which).
+std::string field_line(const ParamField& p) {
+  switch (p.kind) {
+    case FieldKind::layout: return "  @P@_layout " + p.name + "; /* " + p.doc + " */\n";
+    case FieldKind::real: return "  double " + p.name + "; /* " + p.doc + " */\n";
+    case FieldKind::integer:
+    case FieldKind::choice: break;
+  }
+  return "  int " + p.name + "; /* " + p.doc + " */\n";
+}
+
 // "int @P@_conv2d(const @P@_conv2d_params* p, const float* in, const float* w, const float* bias, float* out)"
 std::string family_section(const Family& f, int tuned) {
   const std::string t = "@P@_" + f.name;
@@ -66,19 +77,15 @@ std::string family_section(const Family& f, int tuned) {
   os << "/* ---- " << f.name << " (" << tuned << " tuned shape" << (tuned == 1 ? "" : "s") << ") ----\n"
      << c_comment_lines(f.doc) << " */\n";
   os << "typedef struct " << t << "_params {\n";
-  for (const auto& p : f.fields) {
-    if (p.name == "layout")
-      os << "  @P@_layout layout; /* " << p.doc << " */\n";
-    else
-      os << "  int " << p.name << "; /* " << p.doc << " */\n";
-  }
-  os << "  int bias; /* nonzero: add bias[" << f.bias_index << "] (the bias argument) */\n"
-     << "  int relu; /* nonzero: max(0, x) after the bias */\n";
+  for (const auto& p : f.fields) os << field_line(p);
+  if (f.has_bias())
+    os << "  int bias; /* nonzero: add bias[" << f.bias_index << "] (the bias argument) */\n"
+       << "  int relu; /* nonzero: max(0, x) after the bias */\n";
   os << "} " << t << "_params;\n";
   os << "/* " << t << "(): runs the tuned kernel for p's shape if there is one, else the generic\n"
-     << " * kernel. bias may be NULL when p->bias is 0. Returns @U@_OK or @U@_EINVAL. */\n";
-  os << "@U@_API int " << t << "(const " << t << "_params* p, const float* " << f.inputs[0] << ", const float* "
-     << f.inputs[1] << ", const float* bias, float* " << f.output << ");\n";
+     << (f.has_bias() ? " * kernel. bias may be NULL when p->bias is 0. Returns @U@_OK or @U@_EINVAL. */\n"
+                      : " * kernel. Returns @U@_OK or @U@_EINVAL. */\n");
+  os << "@U@_API int " << t << "(const " << t << "_params* p, " << pointer_params(f) << ");\n";
   os << "/* 1 when p's shape runs a tuned kernel, 0 when it runs the generic one or p is invalid. */\n";
   os << "@U@_API int " << t << "_is_tuned(const " << t << "_params* p);\n";
   os << "/* The name of the kernel p's shape runs: a tuned kernel's, \"generic\", or \"invalid\". */\n";
