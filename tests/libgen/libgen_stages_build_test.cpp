@@ -179,8 +179,9 @@ int main(int argc, char** argv) {
 
 std::string log_of(const std::string& log) { return "\n---- " + log + " ----\n" + slurp(log); }
 
-TEST(LibgenStagesBuild, TunedAndGenericKernelsMatchTheReference) {
-  testing::ScratchDir d;
+// The database (layernorm tuned, the others hand-recorded), the library built with its own
+// CMake, and the consumer linked against its static archive, at d.file("consumer").
+void build_library_and_consumer(const testing::ScratchDir& d) {
   const std::string db = d.file("tuning.db");
   TuneOptions to;
   to.trials = 4;
@@ -201,7 +202,6 @@ TEST(LibgenStagesBuild, TunedAndGenericKernelsMatchTheReference) {
   ASSERT_EQ(lib.kernels.size(), tuned_shapes().size());
   for (const auto& k : lib.kernels) EXPECT_EQ(k.entry, std::string(kName) + "_" + k.family) << k.task;
 
-  // Build the library, then the consumer against its static archive.
   const std::string L = shell_quote(lo.out_dir), log1 = d.file("lib.log");
   ASSERT_EQ(shell("cmake -S " + L + " -B " + L + "/build -DCMAKE_BUILD_TYPE=Release && cmake --build " + L +
                       "/build -j2",
@@ -216,7 +216,11 @@ TEST(LibgenStagesBuild, TunedAndGenericKernelsMatchTheReference) {
                   log2),
             0)
       << log_of(log2);
+}
 
+// Per family its tuned shape (zero-meaning-default fields passed as 0) and a random shape
+// nobody tuned; then parameters the templates refuse.
+std::vector<Case> make_cases() {
   std::vector<Case> cases;
   std::mt19937 rng(2024);
   for (const auto& [fam, p] : tuned_shapes()) {
@@ -226,15 +230,16 @@ TEST(LibgenStagesBuild, TunedAndGenericKernelsMatchTheReference) {
     if (other == cases.back().params) other = full_params(fam, random_params(f, rng));
     cases.push_back({fam, other, "generic"});
   }
-  Params bad_clip = full_params("clip", {{"M", "2"}, {"N", "2"}, {"lo", "1"}, {"hi", "0"}});
   Params bad_pool = full_params("maxpool2d", tuned_shapes()[8].second);
-  bad_pool["pad"] = "3";
-  Params bad_eps = full_params("layernorm", {{"M", "2"}, {"N", "2"}, {"eps", "-1"}});
-  for (auto& [fam, p] : std::vector<std::pair<std::string, Params>>{
-           {"clip", bad_clip}, {"maxpool2d", bad_pool}, {"layernorm", bad_eps}})
-    cases.push_back({fam, p, "invalid"});
+  bad_pool["pad"] = "3";  // not below R
+  cases.push_back({"clip", full_params("clip", {{"M", "2"}, {"N", "2"}, {"lo", "1"}, {"hi", "0"}}), "invalid"});
+  cases.push_back({"maxpool2d", bad_pool, "invalid"});
+  cases.push_back({"layernorm", full_params("layernorm", {{"M", "2"}, {"N", "2"}, {"eps", "-1"}}), "invalid"});
+  return cases;
+}
 
-  const std::string dir = d.file("cases");
+// Writes dir/cases.txt and each case's inputs; returns the reference outputs.
+std::vector<Buffer> write_cases(const std::vector<Case>& cases, const std::string& dir) {
   fs::create_directories(dir);
   std::ostringstream list;
   std::vector<Buffer> want(cases.size());
@@ -261,39 +266,49 @@ TEST(LibgenStagesBuild, TunedAndGenericKernelsMatchTheReference) {
     want[id] = bufs.back();
   }
   testing::spit(dir + "/cases.txt", list.str());
+  return want;
+}
 
-  const std::string log3 = d.file("run.log");
+// What the consumer reported for case `id`, against what it had to do.
+void check_case(const Case& c, std::size_t id, const std::string& dir, const Buffer& want) {
+  std::string what = c.family + " (" + c.expect + "):";
+  for (const auto& [k, v] : c.params) what += " " + k + "=" + v;
+  std::istringstream res(slurp(dir + "/case" + std::to_string(id) + "_result.txt"));
+  int rc = 99, tuned = -1;
+  std::string kernel;
+  res >> rc >> tuned >> kernel;
+  if (c.expect == "invalid") {
+    EXPECT_EQ(rc, -1) << what;
+    EXPECT_EQ(kernel, "invalid") << what;
+    return;
+  }
+  ASSERT_EQ(rc, 0) << what;
+  EXPECT_EQ(tuned, c.expect == "tuned" ? 1 : 0) << what;
+  if (c.expect == "tuned")
+    EXPECT_EQ(kernel.rfind(std::string(kName) + "_" + c.family + "_k", 0), 0u) << what << ": " << kernel;
+  else
+    EXPECT_EQ(kernel, "generic") << what;
+  Buffer got(want.dtype(), want.shape());
+  const std::string bytes = slurp(dir + "/case" + std::to_string(id) + "_out.bin");
+  ASSERT_EQ(bytes.size(), got.bytes()) << what;
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  const Comparison cmp = compare(got, want, 1e-4);
+  EXPECT_TRUE(cmp.ok) << what << ": " << cmp.str();
+}
+
+TEST(LibgenStagesBuild, TunedAndGenericKernelsMatchTheReference) {
+  testing::ScratchDir d;
+  ASSERT_NO_FATAL_FAILURE(build_library_and_consumer(d));
+  const std::vector<Case> cases = make_cases();
+  const std::string dir = d.file("cases");
+  const std::vector<Buffer> want = write_cases(cases, dir);
+  const std::string log = d.file("run.log");
   ASSERT_EQ(shell("OMP_NUM_THREADS=2 " + shell_quote(d.file("consumer")) + " " + shell_quote(dir + "/cases.txt") +
                       " " + shell_quote(dir),
-                  log3),
+                  log),
             0)
-      << log_of(log3);
-  for (std::size_t id = 0; id < cases.size(); ++id) {
-    const Case& c = cases[id];
-    std::string what = c.family + " (" + c.expect + "):";
-    for (const auto& [k, v] : c.params) what += " " + k + "=" + v;
-    std::istringstream res(slurp(dir + "/case" + std::to_string(id) + "_result.txt"));
-    int rc = 99, tuned = -1;
-    std::string kernel;
-    res >> rc >> tuned >> kernel;
-    if (c.expect == "invalid") {
-      EXPECT_EQ(rc, -1) << what;
-      EXPECT_EQ(kernel, "invalid") << what;
-      continue;
-    }
-    ASSERT_EQ(rc, 0) << what;
-    EXPECT_EQ(tuned, c.expect == "tuned" ? 1 : 0) << what;
-    if (c.expect == "tuned")
-      EXPECT_EQ(kernel.rfind(std::string(kName) + "_" + c.family + "_k", 0), 0u) << what << ": " << kernel;
-    else
-      EXPECT_EQ(kernel, "generic") << what;
-    Buffer got(want[id].dtype(), want[id].shape());
-    const std::string bytes = slurp(dir + "/case" + std::to_string(id) + "_out.bin");
-    ASSERT_EQ(bytes.size(), got.bytes()) << what;
-    std::memcpy(got.data(), bytes.data(), bytes.size());
-    const Comparison cmp = compare(got, want[id], 1e-4);
-    EXPECT_TRUE(cmp.ok) << what << ": " << cmp.str();
-  }
+      << log_of(log);
+  for (std::size_t id = 0; id < cases.size(); ++id) check_case(cases[id], id, dir, want[id]);
 }
 
 }  // namespace
