@@ -83,6 +83,10 @@ std::vector<std::pair<TaskInfo, Record>> pick_tasks(const Database& db, const Ta
 // the epilogue bias is there only when the task has one).
 bool dispatchable(const Op& op, const libgen::FamilyMatch& m) {
   if (!m.is_f32()) return false;
+  // A real field whose zero stands for the default (eps) refuses negatives: a task tuned with
+  // eps <= 0 could never be reached through the entry point, so it keeps an entry of its own.
+  for (const auto& field : m.family->fields)
+    if (!field.zero_means.empty() && std::stod(m.params.at(field.name)) <= 0) return false;
   std::vector<libgen::ArgRole> want;
   for (const auto& a : m.family->args)
     if (a.role != libgen::ArgRole::bias || m.bias()) want.push_back(a.role);

@@ -102,6 +102,22 @@ TEST(LibgenFiles, WritesTheTree) {
   EXPECT_NE(cm.find("  " + g.file + "\n"), std::string::npos);
 }
 
+TEST(LibgenFiles, MultiStageTasksGetTheirFamilyUnlessItCannotReachThem) {
+  ScratchDir d;
+  testing::add_verified_task(d.file("t.db"), "ln", instantiate_template("layernorm", {{"M", "2"}, {"N", "8"}}));
+  // eps = 0 in the struct means the default (1e-5): a task tuned with eps = 0 stays raw.
+  testing::add_verified_task(d.file("t.db"), "ln0",
+                             instantiate_template("layernorm", {{"M", "2"}, {"N", "8"}, {"eps", "0"}}));
+  const LibgenResult r = generate(d);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].family, "layernorm");
+  EXPECT_EQ(r.kernels[0].entry, "mylib_layernorm");
+  EXPECT_EQ(r.kernels[1].family, "");
+  EXPECT_EQ(r.kernels[1].entry, "mylib_ln0");
+  const std::string dispatch = slurp(d.file("out/src/mylib_dispatch.c"));
+  EXPECT_NE(dispatch.find("{{.M = 2, .N = 8, .eps = 1e-05},"), std::string::npos) << dispatch;
+}
+
 TEST(LibgenFiles, RegeneratingWithForceReplacesStaleKernelsOnly) {
   ScratchDir d;
   testing::add_verified_task(d.file("t.db"), "g", instantiate_template("gemm", {{"M", "4"}, {"N", "4"}, {"K", "4"}}));
