@@ -1,6 +1,7 @@
 // c_safe.cpp — comments, string literals and names in generated source (codegen/c_safe.hpp).
 #include "codegen/c_safe.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "ir/error.hpp"
@@ -70,6 +71,14 @@ std::string c_string_literal(std::string_view text) {
     }
   }
   return out + "\"";
+}
+
+std::string c_double_literal(double v) {
+  if (!std::isfinite(v)) throw InternalError("c_double_literal: " + number_text(v) + " has no C literal");
+  std::string text = number_text(v);
+  // "6" would be an int constant; the digits alone never hold '.', 'e' or "inf".
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
 }
 
 void check_c_names(const Op& op) {

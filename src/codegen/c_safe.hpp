@@ -9,7 +9,8 @@
 //     (a backslash at a line's end would splice the next line into the comment);
 //   - text is written into string literals only through c_string_literal();
 //   - names become identifiers only after check_c_names() (the rules of ir/names.hpp), and
-//     loop variables named after spec variables only after check_c_var_names().
+//     loop variables named after spec variables only after check_c_var_names();
+//   - numbers read from outside (a template's eps) are written only through c_double_literal().
 // Generated code never pastes a record's raw text: traces are re-serialised from the parsed,
 // validated Trace (trace_to_string) before they are commented.
 //
@@ -33,6 +34,10 @@ std::string c_comment_lines(std::string_view text, std::string_view lead = " * "
 // A double-quoted C/C++ string literal holding exactly `text` (octal escapes for anything
 // but letters, digits, blanks and harmless punctuation; '?' escaped against trigraphs).
 std::string c_string_literal(std::string_view text);
+
+// A C double constant equal to `v` ("1e-05", "6.0", "-0.5"); throws InternalError for a NaN
+// or an infinity, which no C literal spells.
+std::string c_double_literal(double v);
 
 // Throws attune::Error when a tensor name of `op` breaks ir/names.hpp's rules (an Op built
 // in code, or read from a database, skips the spec parser that checks them first).

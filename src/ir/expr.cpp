@@ -112,9 +112,6 @@ Expr Expr::cast(DType t, Expr a) {
   return e;
 }
 
-namespace {
-
-// The shortest decimal text that reads back as the same double ("0.5", "1e-05", "inf").
 std::string number_text(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[40];
@@ -124,6 +121,8 @@ std::string number_text(double v) {
   }
   return buf;
 }
+
+namespace {
 
 // Binding strength for printing with the fewest parentheses that parse back the same.
 int precedence(const Expr& e) {

@@ -31,6 +31,9 @@ std::string_view binary_fn_name(BinaryFn f);  // "+", "max", "<"
 std::string_view reduce_name(Reduce r);       // "=", "+=", "max=", "min=", "mean="
 bool is_comparison(BinaryFn f);
 bool is_infix(BinaryFn f);  // printed between its operands
+// The shortest decimal text that reads back as the same double ("0.5", "1e-05", "inf"): how
+// specs print constants (libgen reads template parameters back with it).
+std::string number_text(double v);
 
 struct Expr {
   enum class Kind : std::uint8_t { load, constant, unary, binary, select, cast };

@@ -18,6 +18,13 @@ std::string substitute(std::string text, const Library& lib) {
   return text;
 }
 
+std::string pointer_params(const Family& f) {
+  std::string s;
+  for (const auto& a : f.c_order())
+    s += (s.empty() ? "" : ", ") + std::string(a.role == ArgRole::output ? "float* " : "const float* ") + a.name;
+  return s;
+}
+
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : comment_safe(text)) {

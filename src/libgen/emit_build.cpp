@@ -34,6 +34,7 @@ set(@U@_C_FLAGS @FLAGS@)
 set(@U@_SOURCES
   src/@P@_dispatch.c
   src/@P@_generic.c
+  src/@P@_generic_stages.c
 )cmake";
 
 const char* kCMakeBottom = R"cmake()
@@ -47,14 +48,22 @@ target_compile_options(@P@_objects PRIVATE ${@U@_C_FLAGS})
 target_include_directories(@P@_objects PRIVATE include src)
 target_link_libraries(@P@_objects PRIVATE OpenMP::OpenMP_C)
 
+# The generic kernels of the multi-stage families call the C math library (exp, erf, ...).
+find_library(@U@_LIBM m)
+set(@U@_MATH_LIBS)
+if(@U@_LIBM)
+  set(@U@_MATH_LIBS m)
+endif()
+
 add_library(@P@ SHARED $<TARGET_OBJECTS:@P@_objects>)
 set_target_properties(@P@ PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
-target_link_libraries(@P@ PRIVATE OpenMP::OpenMP_C)
+target_link_libraries(@P@ PRIVATE OpenMP::OpenMP_C ${@U@_MATH_LIBS})
 
 add_library(@P@_static STATIC $<TARGET_OBJECTS:@P@_objects>)
 set_target_properties(@P@_static PROPERTIES OUTPUT_NAME @P@)
 separate_arguments(@U@_OPENMP_LINK UNIX_COMMAND "${OpenMP_C_FLAGS}")
 target_link_options(@P@_static INTERFACE ${@U@_OPENMP_LINK})
+target_link_libraries(@P@_static INTERFACE ${@U@_MATH_LIBS})
 
 foreach(t @P@ @P@_static)
   target_include_directories(${t} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
@@ -114,7 +123,7 @@ std::string emit_pkgconfig(const Library& lib) {
           "Version: 1.0.0\n"
           "Cflags: -I${includedir}\n"
           "Libs: -L${libdir} -l@P@\n"
-          "Libs.private: -fopenmp\n",
+          "Libs.private: -fopenmp -lm\n",
       lib);
 }
 

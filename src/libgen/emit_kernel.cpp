@@ -35,8 +35,8 @@ std::string family_params_text(const Kernel& k) {
   if (!k.match) return "";
   std::string s;
   for (const auto& f : k.match->family->fields) s += (s.empty() ? "" : " ") + f.name + "=" + k.match->params.at(f.name);
-  const std::string& ep = k.match->params.at("epilogue");
-  if (ep != "none") s += " epilogue=" + ep;
+  const auto ep = k.match->params.find("epilogue");  // contraction families only
+  if (ep != k.match->params.end() && ep->second != "none") s += " epilogue=" + ep->second;
   return s;
 }
 

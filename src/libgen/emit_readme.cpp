@@ -36,10 +36,12 @@ if (@P@_conv2d(&p, in, w, NULL, out) != @U@_OK) { /* invalid params */ }
 printf("%s\n", @P@_conv2d_kernel_name(&p));   /* the tuned kernel, or "generic" */
 ```
 
-Every family (gemm, batch_matmul, gemv, conv1d, conv2d, depthwise_conv2d, conv3d,
-conv2d_transpose, conv2d_capsule) has an entry point `@P@_<family>(params, in0, in1, bias, out)`
-that runs the tuned kernel when the shape was tuned and a generic kernel (plain loops, correct
-for every valid shape, much slower) otherwise; `@P@_<family>_is_tuned(params)` tells which.
+Every family has an entry point `@P@_<family>(params, pointers...)` that runs the tuned kernel
+when the shape was tuned and a generic kernel (plain loops, correct for every valid shape, much
+slower) otherwise; `@P@_<family>_is_tuned(params)` tells which. The contractions
+(@CONTRACTIONS@) take `(params, in0, in1, bias, out)`; the multi-stage ops
+(@STAGES@) take their tensors in the order the header gives, inputs first and the output
+last, e.g. `@P@_layernorm(&p, X, Gamma, Beta, Y)`.
 `include/@P@.h` documents each family's tensor shapes and layouts. Entry points compute in
 float (f32). Tuned tasks that are not a float template (raw specs, int8, f16) have their own
 fixed-shape entry point `@P@_<task>(void* const* buffers)` and no fallback.
@@ -60,8 +62,16 @@ std::string emit_readme(const Library& lib) {
      << " kernel(s), each the fastest schedule found for its task that matched attune's reference evaluator.\n";
   std::string flags;
   for (const auto& f : lib.flags) flags += (flags.empty() ? "" : " ") + f;
+  std::string contractions, stages;  // the family names, from the one table
+  for (const auto& f : families()) {
+    std::string& list = f.has_bias() ? contractions : stages;
+    list += (list.empty() ? "" : ", ") + f.name;
+  }
   std::string usage = kUsage;
-  for (std::size_t p; (p = usage.find("@FLAGS@")) != std::string::npos;) usage.replace(p, 7, flags);
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"@FLAGS@", flags},
+                                   {"@CONTRACTIONS@", contractions},
+                                   {"@STAGES@", stages}})
+    for (std::size_t p; (p = usage.find(key)) != std::string::npos;) usage.replace(p, key.size(), value);
   os << usage;
   os << "\n## Kernels\n\n"
      << "| kernel | entry point | task | parameters | time (ms) | GFLOP/s | measured |\n"

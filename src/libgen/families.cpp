@@ -1,4 +1,4 @@
-// families.cpp — the family table (see families.hpp). Shapes are written compactly as
+// families.cpp — the contraction families (see families.hpp). Shapes are written compactly as
 // "param=tensor.dim" lists; each entry mirrors the tensor declarations of one template
 // layout in src/ir/templates.cpp, and family_match.cpp checks every guess it makes from them
 // by instantiating the template, so a wrong entry can only cause a missed match, never a
@@ -7,19 +7,17 @@
 
 #include <sstream>
 
+#include "ir/error.hpp"
+
 namespace attune::libgen {
 
 namespace {
 
-std::vector<ShapeSource> shape(const std::string& text) {
-  std::vector<ShapeSource> out;
-  std::istringstream is(text);
-  std::string tok;
-  while (is >> tok) {  // "C=0.1"
-    const auto eq = tok.find('='), dot = tok.find('.');
-    out.push_back({tok.substr(0, eq), std::stoi(tok.substr(eq + 1, dot - eq - 1)), std::stoi(tok.substr(dot + 1))});
-  }
-  return out;
+std::vector<ShapeSource> shape(const std::string& text) { return shape_sources(text); }
+
+// A contraction's tensors: two inputs, the output, then the epilogue's optional bias.
+std::vector<PointerArg> two_inputs(std::string a, std::string b, std::string out) {
+  return {{std::move(a)}, {std::move(b)}, {std::move(out), ArgRole::output}, {"bias", ArgRole::bias}};
 }
 
 ParamField dim(std::string name, std::string doc) { return {std::move(name), std::move(doc)}; }
@@ -27,31 +25,26 @@ const ParamField kStride{"stride", "stride of every spatial axis (0 means 1)", t
 const ParamField kPad{"pad", "zero padding on both sides of every spatial axis", false, true};
 const ParamField kDilation{"dilation", "dilation of every spatial axis (0 means 1)", true, false};
 const ParamField kGroups{"groups", "groups; must divide C and K (0 means 1)", true, false};
-ParamField layout(const std::string& choices) {
-  return {"layout", "tensor layout: " + choices + " (DEFAULT picks the first)"};
-}
+ParamField layout(const std::string& choices) { return layout_field(choices); }
 
 // Matrix products: gemm, batch_matmul, gemv.
 void add_matrix_families(std::vector<Family>& f) {
   f.push_back({"gemm",
                "C[m, n] = A[m, k] * B[k, n], row-major; bias[n]",
                {dim("M", "rows of A and C"), dim("N", "columns of B and C"), dim("K", "columns of A, rows of B")},
-               {"A", "B"},
-               "C",
+               two_inputs("A", "B", "C"),
                "n",
                {{"", shape("M=0.0 K=0.1 N=1.1")}}});
   f.push_back({"batch_matmul",
                "C[b, m, n] = A[b, m, k] * B[b, k, n], row-major; bias[n]",
                {dim("B", "batch"), dim("M", "rows"), dim("N", "columns"), dim("K", "reduction")},
-               {"A", "B"},
-               "C",
+               two_inputs("A", "B", "C"),
                "n",
                {{"", shape("B=0.0 M=0.1 K=0.2 N=1.2")}}});
   f.push_back({"gemv",
                "y[m] = A[m, k] * x[k], row-major; bias[m]",
                {dim("M", "rows of A, length of y"), dim("K", "columns of A, length of x")},
-               {"A", "x"},
-               "y",
+               two_inputs("A", "x", "y"),
                "m",
                {{"", shape("M=0.0 K=0.1")}}});
 }
@@ -65,8 +58,7 @@ void add_convolution_families(std::vector<Family>& f) {
        "W[K,C,R], O[N,K,Lo]); Lo = (L + 2*pad - dilation*(R-1) - 1)/stride + 1; bias[k]",
        {dim("N", "batch"), dim("L", "input length"), dim("C", "input channels"), dim("K", "output channels"),
         dim("R", "kernel size"), kStride, kPad, kDilation, layout("NLC | NCL")},
-       {"in", "w"},
-       "out",
+       two_inputs("in", "w", "out"),
        "k",
        {{"NLC", shape("N=0.0 L=0.1 C=0.2 R=1.0 K=1.2"), 1}, {"NCL", shape("N=0.0 C=0.1 L=0.2 K=1.0 R=1.2"), 2}}});
   f.push_back({"conv2d",
@@ -76,8 +68,7 @@ void add_convolution_families(std::vector<Family>& f) {
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "input channels"),
                 dim("K", "output channels"), dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad,
                 kDilation, kGroups, layout("NCHW | NHWC")},
-               {"in", "w"},
-               "out",
+               two_inputs("in", "w", "out"),
                "k",
                {{"NCHW", shape("N=0.0 C=0.1 H=0.2 W=0.3 K=1.0 R=1.2 S=1.3"), 2},
                 {"NHWC", shape("N=0.0 H=0.1 W=0.2 C=0.3 R=1.0 S=1.1 K=1.3"), 1}}});
@@ -86,8 +77,7 @@ void add_convolution_families(std::vector<Family>& f) {
                "O[N,Ho,Wo,C]; NCHW: I[N,C,H,W], W[C,R,S], O[N,C,Ho,Wo]; sizes as conv2d; bias[c]",
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "channels"),
                 dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad, kDilation, layout("NHWC | NCHW")},
-               {"in", "w"},
-               "out",
+               two_inputs("in", "w", "out"),
                "c",
                {{"NHWC", shape("N=0.0 H=0.1 W=0.2 C=0.3 R=1.0 S=1.1"), 1},
                 {"NCHW", shape("N=0.0 C=0.1 H=0.2 W=0.3 R=1.1 S=1.2"), 2}}});
@@ -97,8 +87,7 @@ void add_convolution_families(std::vector<Family>& f) {
                {dim("N", "batch"), dim("D", "input depth"), dim("H", "input height"), dim("W", "input width"),
                 dim("C", "input channels"), dim("K", "output channels"), dim("T", "kernel depth"),
                 dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad, kDilation, layout("NDHWC | NCDHW")},
-               {"in", "w"},
-               "out",
+               two_inputs("in", "w", "out"),
                "k",
                {{"NDHWC", shape("N=0.0 D=0.1 H=0.2 W=0.3 C=0.4 T=1.0 R=1.1 S=1.2 K=1.4"), 1},
                 {"NCDHW", shape("N=0.0 C=0.1 D=0.2 H=0.3 W=0.4 K=1.0 T=1.2 R=1.3 S=1.4"), 2}}});
@@ -114,8 +103,7 @@ void add_other_convolution_families(std::vector<Family>& f) {
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "input channels"),
                 dim("K", "output channels"), dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad,
                 layout("NHWC | NCHW")},
-               {"in", "w"},
-               "out",
+               two_inputs("in", "w", "out"),
                "k",
                {{"NHWC", shape("N=0.0 H=0.1 W=0.2 C=0.3 R=1.0 S=1.1 K=1.3"), 1},
                 {"NCHW", shape("N=0.0 C=0.1 H=0.2 W=0.3 K=1.1 R=1.2 S=1.3"), 2}},
@@ -126,8 +114,7 @@ void add_other_convolution_families(std::vector<Family>& f) {
                {dim("N", "batch"), dim("H", "input height"), dim("W", "input width"), dim("C", "input channels"),
                 dim("K", "output channels"), dim("R", "kernel height"), dim("S", "kernel width"), kStride, kPad,
                 dim("capsule", "pose matrix size"), layout("NHWIJC")},
-               {"in", "w"},
-               "out",
+               two_inputs("in", "w", "out"),
                "k",
                {{"NHWIJC", shape("N=0.0 H=0.1 W=0.2 capsule=0.3 C=0.5 R=1.0 S=1.1 K=1.5"), 1}}});
 }
@@ -138,10 +125,49 @@ std::vector<Family> build() {
   add_matrix_families(f);
   add_convolution_families(f);
   add_other_convolution_families(f);
+  add_stage_families(f);
   return f;
 }
 
 }  // namespace
+
+ParamField layout_field(const std::string& choices) {
+  return {"layout", "tensor layout: " + choices + " (DEFAULT picks the first)", false, false, FieldKind::layout};
+}
+
+std::vector<ShapeSource> shape_sources(const std::string& text) {
+  std::vector<ShapeSource> out;
+  std::istringstream is(text);
+  std::string tok;
+  while (is >> tok) {  // "C=0.1" or "R=r"
+    const auto eq = tok.find('='), dot = tok.find('.');
+    if (dot == std::string::npos)
+      out.push_back({tok.substr(0, eq), 0, 0, tok.substr(eq + 1)});
+    else
+      out.push_back({tok.substr(0, eq), std::stoi(tok.substr(eq + 1, dot - eq - 1)), std::stoi(tok.substr(dot + 1))});
+  }
+  return out;
+}
+
+bool Family::has_bias() const {
+  for (const auto& a : args)
+    if (a.role == ArgRole::bias) return true;
+  return false;
+}
+
+std::vector<PointerArg> Family::c_order() const {
+  std::vector<PointerArg> out;
+  for (const auto& a : args)
+    if (a.role != ArgRole::output) out.push_back(a);
+  out.push_back(output());
+  return out;
+}
+
+const PointerArg& Family::output() const {
+  for (const auto& a : args)
+    if (a.role == ArgRole::output) return a;
+  throw InternalError("libgen: family '" + name + "' declares no output");
+}
 
 const std::vector<Family>& families() {
   static const std::vector<Family> kFamilies = build();

@@ -78,13 +78,27 @@ std::vector<std::pair<TaskInfo, Record>> pick_tasks(const Database& db, const Ta
   return out;
 }
 
-// Family kernels are called with (in0, in1, out, bias): accept a match only when the op's
-// tensors are declared in exactly that order, which every template does.
+// A family's entry point passes its pointers in the family's argument order: accept a match
+// only when the op's tensors have exactly those roles, in that order (every template does;
+// the epilogue bias is there only when the task has one).
 bool dispatchable(const Op& op, const libgen::FamilyMatch& m) {
   if (!m.is_f32()) return false;
-  const std::size_t want = 3 + (m.bias() ? 1 : 0);
-  return op.tensors.size() == want && op.tensors[0].name == op.inputs[0].tensor &&
-         op.tensors[1].name == op.inputs[1].tensor && op.tensors[2].name == op.output.tensor;
+  // A real field whose zero stands for the default (eps) refuses negatives: a task tuned with
+  // eps <= 0 could never be reached through the entry point, so it keeps an entry of its own.
+  for (const auto& field : m.family->fields)
+    if (!field.zero_means.empty() && std::stod(m.params.at(field.name)) <= 0) return false;
+  std::vector<libgen::ArgRole> want;
+  for (const auto& a : m.family->args)
+    if (a.role != libgen::ArgRole::bias || m.bias()) want.push_back(a.role);
+  if (op.tensors.size() != want.size()) return false;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const std::string& t = op.tensors[i].name;
+    const bool is_bias = op.epilogue.bias && op.epilogue.bias->tensor == t;
+    const libgen::ArgRole role =
+        t == op.output.tensor ? libgen::ArgRole::output : (is_bias ? libgen::ArgRole::bias : libgen::ArgRole::input);
+    if (role != want[i]) return false;
+  }
+  return true;
 }
 
 Kernel make_kernel(const Library& lib, const Target& target, const TaskInfo& task, const Record& best,
@@ -162,7 +176,8 @@ LibgenResult generate_library(const LibgenOptions& o) {
   libgen::OutputFiles files = {{"include/" + n + ".h", libgen::emit_header(lib)},
                                {"src/" + n + "_internal.h", libgen::emit_internal_header(lib)},
                                {"src/" + n + "_dispatch.c", libgen::emit_dispatch(lib)},
-                               {"src/" + n + "_generic.c", libgen::emit_generic(lib)}};
+                               {"src/" + n + "_generic.c", libgen::emit_generic(lib)},
+                               {"src/" + n + "_generic_stages.c", libgen::emit_generic_stages(lib)}};
   for (const auto& k : lib.kernels) files.emplace_back(k.file, libgen::emit_kernel_file(lib, k));
   files.emplace_back("CMakeLists.txt", libgen::emit_cmake(lib));
   files.emplace_back("cmake/" + n + "Config.cmake", libgen::emit_package_config(lib));

@@ -6,10 +6,18 @@
 //   include/NAME.h         the documented public header
 //   src/kernels/*.c        one readable C file per tuned kernel, with a comment header
 //                          (spec, trace, measured time and GFLOP/s, date, compiler)
-//   src/NAME_dispatch.c    per family (gemm, conv2d, ...) an entry point that dispatches on
-//                          the shape to the tuned kernel, else falls back to a generic kernel;
-//                          `NAME_<family>_is_tuned` / `_kernel_name` say which one runs
-//   src/NAME_generic.c     the generic kernels: plain C loops, correct for any shape (float)
+//   src/NAME_dispatch.c    per family an entry point `int NAME_<family>(const
+//                          NAME_<family>_params* p, pointers...)` that dispatches on the shape
+//                          to the tuned kernel, else falls back to a generic kernel;
+//                          `NAME_<family>_is_tuned` / `_kernel_name` say which one runs. The
+//                          struct's fields are the template's parameters; the pointers are
+//                          the op's tensors in declaration order, inputs first, the output
+//                          last (a contraction's optional bias just before it). Families
+//                          (families.hpp): the contractions (gemm, conv2d, ...) and the
+//                          multi-stage ops (softmax, layernorm, maxpool2d, attention, ...)
+//   src/NAME_generic.c     the generic kernels of the contractions, and
+//   src/NAME_generic_stages.c  those of the multi-stage ops: plain C loops, correct for any
+//                          valid shape (float in and out, double accumulation)
 //   CMakeLists.txt         static and shared libraries, install rules, NAMEConfig.cmake
 //   cmake/, NAME.pc        find_package(NAME) -> NAME::NAME; pkg-config
 //   README.md              the kernels and their measured speed

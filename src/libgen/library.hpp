@@ -46,6 +46,7 @@ std::string emit_header(const Library& lib);           // include/NAME.h
 std::string emit_internal_header(const Library& lib);  // src/NAME_internal.h
 std::string emit_dispatch(const Library& lib);         // src/NAME_dispatch.c
 std::string emit_generic(const Library& lib);          // src/NAME_generic.c
+std::string emit_generic_stages(const Library& lib);   // src/NAME_generic_stages.c
 std::string emit_kernel_file(const Library& lib, const Kernel& k);
 // "N=1 H=10 ... layout=NCHW epilogue=relu": a dispatched kernel's parameters; empty when raw.
 std::string family_params_text(const Kernel& k);
@@ -53,6 +54,10 @@ std::string emit_cmake(const Library& lib);           // CMakeLists.txt
 std::string emit_package_config(const Library& lib);  // cmake/NAMEConfig.cmake
 std::string emit_pkgconfig(const Library& lib);       // NAME.pc
 std::string emit_readme(const Library& lib);          // README.md
+
+// "const float* in, const float* w, const float* bias, float* out": a family's pointer
+// arguments in the C order (Family::c_order), for every declaration of its functions.
+std::string pointer_params(const Family& f);
 
 // Replaces every "@P@" by the library name and "@U@" by its macro prefix.
 std::string substitute(std::string text, const Library& lib);

@@ -4,6 +4,8 @@
 // comments and literals), and no attacker token may be left outside a comment.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,6 +137,15 @@ TEST(CSafe, ReservedTensorNamesAreRefusedByEveryEmitter) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "tensor name 'int' is a C or C++ keyword; it cannot appear in generated code");
   }
+}
+
+TEST(CSafe, DoubleLiteralsReadBackExactlyAndAreDoubles) {
+  EXPECT_EQ(c_double_literal(6), "6.0");  // not the int 6
+  EXPECT_EQ(c_double_literal(1e-5), "1e-05");
+  EXPECT_EQ(c_double_literal(-0.5), "-0.5");
+  for (double v : {0.1, 1.0 / 3.0, -1234.5678125, 6.02214076e23, 5e-324, 1.7976931348623157e308})
+    EXPECT_EQ(std::strtod(c_double_literal(v).c_str(), nullptr), v) << c_double_literal(v);
+  for (double v : {std::nan(""), HUGE_VAL, -HUGE_VAL}) EXPECT_THROW(c_double_literal(v), InternalError);
 }
 
 TEST(CSafe, StringLiteralsHoldExactlyTheText) {

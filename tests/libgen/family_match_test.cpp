@@ -1,6 +1,6 @@
 // Correctness: match_family() recovers the template and parameters of every family and
-// layout, including strides, padding, dilation, groups, epilogues and dtypes; raw specs
-// match nothing.
+// layout, including strides, padding, dilation, groups, epilogues and dtypes, and the
+// multi-stage families' choices and real parameters; raw specs match nothing.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -73,6 +73,50 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"conv2d_transpose", "N=1,H=4,W=6,C=2,K=3,R=4,S=2,stride=3,layout=NCHW,epilogue=bias_relu"},
                       Case{"conv2d_capsule", "N=1,H=6,W=6,C=2,K=3,R=3,S=3,stride=1,pad=1,capsule=2"}),
     [](const auto& info) { return case_name(info.param); });
+
+// The multi-stage families: sizes from shapes and window extents, stride and pad from the
+// window index, choices tried in turn, real numbers (eps, clip bounds) probed.
+INSTANTIATE_TEST_SUITE_P(
+    StageFamilies, MatchEveryTemplate,
+    ::testing::Values(Case{"softmax", "B=2,M=3,N=17"}, Case{"softmax", "M=4,N=8"}, Case{"log_softmax", "B=1,M=5,N=9"},
+                      Case{"layernorm", "M=4,N=33"}, Case{"layernorm", "M=2,N=8,eps=0.001"},
+                      Case{"rmsnorm", "M=3,N=10,eps=1e-05"}, Case{"batchnorm", "N=2,C=3,H=4,W=5,layout=NHWC"},
+                      Case{"batchnorm", "N=1,C=4,H=3,W=3,eps=0.25,layout=NCHW"}, Case{"gelu", "M=3,N=7,form=erf"},
+                      Case{"gelu", "M=3,N=7,form=tanh"}, Case{"clip", "M=2,N=5"}, Case{"clip", "M=2,N=5,lo=-1.5,hi=2"},
+                      Case{"clip", "M=2,N=5,lo=-3,hi=-3"}, Case{"residual_add", "M=4,N=4,relu=1"},
+                      Case{"residual_add", "M=4,N=4,relu=0"},
+                      Case{"maxpool2d", "N=1,C=3,H=9,W=8,R=3,S=2,stride=2,pad=1,layout=NCHW"},
+                      Case{"maxpool2d", "N=2,C=2,H=5,W=5,R=2,S=2,layout=NHWC"},
+                      Case{"avgpool2d", "N=1,C=2,H=7,W=7,R=3,S=3,stride=2,pad=1,layout=NHWC"},
+                      Case{"global_avgpool", "N=2,C=3,H=4,W=5,layout=NCHW"},
+                      Case{"global_avgpool", "N=1,C=3,H=4,W=4,layout=NHWC"},
+                      Case{"conv2d_bias_add_relu", "N=1,H=6,W=6,C=3,K=4,R=3,S=3,stride=2,pad=1"},
+                      Case{"gemm_bias_gelu", "M=4,N=5,K=6,form=tanh"}, Case{"attention", "H=2,T=5,D=4"}),
+    [](const auto& info) { return case_name(info.param); });
+
+TEST(MatchFamily, SameShapeDifferentComputationIsAnotherFamily) {
+  // softmax and log_softmax, gelu's two forms, maxpool and avgpool share every tensor shape.
+  for (const auto& [fam, params] : std::vector<std::pair<std::string, std::string>>{
+           {"log_softmax", "M=3,N=4"}, {"avgpool2d", "N=1,C=1,H=4,W=4,R=2,S=2"}, {"clip", "M=3,N=4,lo=0,hi=1"}}) {
+    const auto m = match_family(instantiate_template(fam, parse_params(params)));
+    ASSERT_TRUE(m) << fam;
+    EXPECT_EQ(m->family->name, fam);
+  }
+  const auto tanh_form = match_family(instantiate_template("gelu", {{"M", "2"}, {"N", "2"}, {"form", "tanh"}}));
+  ASSERT_TRUE(tanh_form);
+  EXPECT_EQ(tanh_form->params.at("form"), "tanh");
+  EXPECT_TRUE(tanh_form->is_f32());
+  EXPECT_FALSE(tanh_form->bias());
+}
+
+TEST(MatchFamily, AStageSpecEditedByHandMatchesNothing) {
+  // layernorm's text with the variance's mean= turned into a sum: no template writes it.
+  std::string text = canonical_spec(instantiate_template("layernorm", {{"M", "2"}, {"N", "4"}}));
+  const auto at = text.find("Var[m] mean=");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, 12, "Var[m] +=");
+  EXPECT_FALSE(match_family(parse_spec(text)));
+}
 
 TEST(MatchFamily, RawSpecMatchesNothing) {
   // gemv's computation, but its tensors are named differently: not the template.

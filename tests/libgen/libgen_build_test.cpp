@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
     long long ba, bb, bbias;
 )";
   for (const auto& f : families()) {
+    if (!f.has_bias()) continue;  // the multi-stage families: libgen_stages_build_test.cpp
     const std::string T = std::string(kName) + "_" + f.name;
     os << "    if (strcmp(fam, \"" << f.name << "\") == 0) {\n      " << T << "_params p;\n"
        << "      memset(&p, 0, sizeof p);\n"

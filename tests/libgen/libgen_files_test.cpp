@@ -41,7 +41,8 @@ TEST(LibgenFiles, WritesTheTree) {
 
   const std::vector<std::string> want = {
       "CMakeLists.txt", "README.md", "cmake/mylibConfig.cmake", "include/mylib.h",     "mylib.pc",
-      g.file,           raw.file,    "src/mylib_dispatch.c",    "src/mylib_generic.c", "src/mylib_internal.h"};
+      g.file,           raw.file,    "src/mylib_dispatch.c",    "src/mylib_generic.c", "src/mylib_generic_stages.c",
+      "src/mylib_internal.h"};
   std::vector<std::string> sorted = want;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(r.files, sorted);
@@ -53,7 +54,11 @@ TEST(LibgenFiles, WritesTheTree) {
                            "int mylib_conv2d_is_tuned(const mylib_conv2d_params* p);",
                            "const char* mylib_conv2d_kernel_name(const mylib_conv2d_params* p);",
                            "long long mylib_conv2d_transpose_output_size(", "MYLIB_LAYOUT_NHWIJC",
-                           "void mylib_odd_op(void* const* buffers);", "/* ---- gemm (1 tuned shape) ----"})
+                           "void mylib_odd_op(void* const* buffers);", "/* ---- gemm (1 tuned shape) ----",
+                           "int mylib_layernorm(const mylib_layernorm_params* p, const float* X, const float* Gamma, "
+                           "const float* Beta, float* Y);",
+                           "  double eps; /* added to the variance", "  int form; /* 0: exact gelu",
+                           "/* ---- attention (0 tuned shapes) ----"})
     EXPECT_NE(h.find(decl), std::string::npos) << decl;
 
   const std::string k = slurp(out / g.file);
@@ -70,7 +75,8 @@ TEST(LibgenFiles, WritesTheTree) {
   const std::string log = d.file("cc.log");
   EXPECT_EQ(testing::shell("cc -std=gnu11 -fopenmp -fsyntax-only -Wall -Wextra -Werror" + inc + " " +
                                testing::shell_quote((out / "src/mylib_dispatch.c").string()) + " " +
-                               testing::shell_quote((out / "src/mylib_generic.c").string()),
+                               testing::shell_quote((out / "src/mylib_generic.c").string()) + " " +
+                               testing::shell_quote((out / "src/mylib_generic_stages.c").string()),
                            log),
             0)
       << slurp(log);
@@ -94,6 +100,22 @@ TEST(LibgenFiles, WritesTheTree) {
                             " -fno-predictive-commoning";
   EXPECT_NE(cm.find("set(MYLIB_C_FLAGS " + flags + ")"), std::string::npos) << cm;
   EXPECT_NE(cm.find("  " + g.file + "\n"), std::string::npos);
+}
+
+TEST(LibgenFiles, MultiStageTasksGetTheirFamilyUnlessItCannotReachThem) {
+  ScratchDir d;
+  testing::add_verified_task(d.file("t.db"), "ln", instantiate_template("layernorm", {{"M", "2"}, {"N", "8"}}));
+  // eps = 0 in the struct means the default (1e-5): a task tuned with eps = 0 stays raw.
+  testing::add_verified_task(d.file("t.db"), "ln0",
+                             instantiate_template("layernorm", {{"M", "2"}, {"N", "8"}, {"eps", "0"}}));
+  const LibgenResult r = generate(d);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].family, "layernorm");
+  EXPECT_EQ(r.kernels[0].entry, "mylib_layernorm");
+  EXPECT_EQ(r.kernels[1].family, "");
+  EXPECT_EQ(r.kernels[1].entry, "mylib_ln0");
+  const std::string dispatch = slurp(d.file("out/src/mylib_dispatch.c"));
+  EXPECT_NE(dispatch.find("{{.M = 2, .N = 8, .eps = 1e-05},"), std::string::npos) << dispatch;
 }
 
 TEST(LibgenFiles, RegeneratingWithForceReplacesStaleKernelsOnly) {
