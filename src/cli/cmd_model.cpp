@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -29,6 +30,7 @@ struct ModelArgs {
   std::string db;
   int threads = 0;
   int rounds = 0;       // run-model: timed runs after a warm-up (0: none)
+  bool profile = false; // run-model: time each task over the rounds
   std::string time = "10m";  // tune-model
   std::string strategy = "evolutionary";
   int round_trials = 16;
@@ -90,6 +92,22 @@ std::string output_file(const std::string& name, std::size_t k) {
   return (s.empty() ? "output" + std::to_string(k) : s) + ".npy";
 }
 
+// Each task's share of the timed runs, largest first.
+void print_profile(const network::ModelRunner& runner, const std::vector<double>& per_task, int rounds) {
+  double total = 0;
+  for (double s : per_task) total += s;
+  std::vector<std::size_t> order(per_task.size());
+  for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+  std::sort(order.begin(), order.end(), [&](auto x, auto y) { return per_task[x] > per_task[y]; });
+  std::cout << "profile (time per run, share):\n";
+  for (auto t : order) {
+    const auto& task = runner.plan().tasks[t];
+    std::printf("  task %3zu %-28s x%-3d %10.3f ms %5.1f%%  %s\n", t, task.label.substr(0, 28).c_str(), task.weight,
+                per_task[t] / rounds * 1e3, 100 * per_task[t] / std::max(total, 1e-12),
+                runner.kernels()[t].tuned ? "tuned" : "default");
+  }
+}
+
 int run_run_model(const ModelArgs& a) {
   graph::ModelPlan plan = graph::import_onnx(a.model, overrides(a.shapes));
   const auto inputs = read_inputs(plan, a.inputs);
@@ -102,12 +120,13 @@ int run_run_model(const ModelArgs& a) {
     }
   auto outputs = runner.run(inputs);
   if (a.rounds > 0) {  // latency: the median of `rounds` runs after the one above (warm-up)
-    std::vector<double> t;
+    std::vector<double> t, per_task;
     for (int k = 0; k < a.rounds; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
-      outputs = runner.run(inputs);
+      outputs = runner.run(inputs, a.profile ? &per_task : nullptr);
       t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
+    if (a.profile) print_profile(runner, per_task, a.rounds);
     std::sort(t.begin(), t.end());
     std::cout << "latency: median " << t[t.size() / 2] * 1e3 << " ms of " << a.rounds << " runs (min " << t.front() * 1e3
               << " ms), " << (a.threads > 0 ? std::to_string(a.threads) : std::string("all")) << " threads\n";
@@ -184,6 +203,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   r->add_option("--threads", run.threads, "threads per kernel (default: all cores)")->check(CLI::Range(0, 4096));
   r->add_option("--rounds", run.rounds, "time this many runs after a warm-up and print the median latency")
       ->check(CLI::Range(0, 100000));
+  r->add_flag("--profile", run.profile, "with --rounds: each task's share of the time");
   r->callback([&action] { action = [] { return run_run_model(run); }; });
 
   static ModelArgs tm;

@@ -48,6 +48,32 @@ std::string lower_group(Graph& g, const Group& gr, std::vector<int>& bound) {
   return spec;
 }
 
+// A contraction tunes well only as a contraction (its schedule space, its micro-kernels): a
+// group that lowers to more (a second add, a scale, a transpose, GELU) keeps the longest prefix
+// that is still one contraction with a bias/relu epilogue, and the rest becomes a group of its
+// own that reads the prefix's stored result.
+std::vector<Group> split_at_epilogue(Graph& g, std::vector<Group> groups) {
+  std::vector<Group> out;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    Group gr = groups[k];
+    if (gr.has_contraction && gr.nodes.size() > 1) {
+      for (std::size_t len = gr.nodes.size(); len >= 1; --len) {
+        Group prefix{{gr.nodes.begin(), gr.nodes.begin() + static_cast<long>(len)}, g.nodes[gr.nodes[len - 1]].outputs[0], true};
+        std::vector<int> bound;
+        if (len > 1 && parse_spec(lower_group(g, prefix, bound)).multi_stage()) continue;
+        if (len < gr.nodes.size()) {
+          Group rest{{gr.nodes.begin() + static_cast<long>(len), gr.nodes.end()}, gr.head, false};
+          groups.insert(groups.begin() + static_cast<long>(k) + 1, rest);
+        }
+        gr = prefix;
+        break;
+      }
+    }
+    out.push_back(gr);
+  }
+  return out;
+}
+
 }  // namespace
 
 ModelPlan plan_model(Graph g) {
@@ -57,7 +83,7 @@ ModelPlan plan_model(Graph g) {
   for (const Node& n : g.nodes)
     if (!n.removed && find_rule(n.op)->cls == OpClass::view) plan.storage[n.outputs[0]] = plan.storage[n.inputs[0]];
   std::map<std::string, int> task_of;  // canonical spec -> task
-  for (const Group& gr : partition(g)) {
+  for (const Group& gr : split_at_epilogue(g, partition(g))) {
     Step step;
     std::string spec;
     try {

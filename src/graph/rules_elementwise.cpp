@@ -100,7 +100,7 @@ std::optional<HostTensor> fold_integer(const Graph& g, int n) {
 // Identity and Dropout (inference) pass a constant through.
 std::optional<HostTensor> fold_identity(const Graph& g, int n) { return g.in(n, 0).constant; }
 
-Operand expression(const Shape& shape, ElemFn at) { return {std::move(at), shape, ""}; }
+Operand expression(const Shape& shape, ElemFn at) { return {std::move(at), shape, "", false, std::nullopt}; }
 
 std::vector<Operand> broadcast_all(const Graph& g, int n, const std::vector<Operand>& in) {
   std::vector<Operand> r;

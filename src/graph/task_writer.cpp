@@ -27,7 +27,7 @@ Operand TaskWriter::read(const std::string& tensor, const Shape& shape) {
   return {[tensor, rank = shape.size()](const Index& idx) {
             return rank == 0 ? tensor + "[0]" : subscript(tensor, idx);
           },
-          shape, tensor};
+          shape, tensor, false, std::nullopt};
 }
 
 Operand TaskWriter::input(int value) {
@@ -52,7 +52,7 @@ Operand TaskWriter::constant(HostTensor data, const std::string& what) {
 
 Operand TaskWriter::number(double v, Shape shape) {
   const std::string text = ir::spec_number(v);
-  return {[text](const Index&) { return text; }, std::move(shape), ""};
+  return {[text](const Index&) { return text; }, std::move(shape), "", false, std::nullopt};
 }
 
 std::string TaskWriter::local(const Shape& shape) {

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -123,7 +124,7 @@ ModelRunner::ModelRunner(graph::ModelPlan plan, const ModelRunOptions& o) : impl
 ModelRunner::~ModelRunner() = default;
 ModelRunner::ModelRunner(ModelRunner&&) noexcept = default;
 
-std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs) {
+std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs, std::vector<double>* task_seconds) {
   Impl& m = *impl_;
   const auto& g = m.plan.graph;
   if (inputs.size() != g.inputs.size())
@@ -138,10 +139,14 @@ std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs) 
   }
   omp_set_num_threads(m.threads);
   std::vector<void*> ptrs;
+  if (task_seconds) task_seconds->resize(m.plan.tasks.size(), 0.0);
   for (const auto& step : m.plan.steps) {
     ptrs.clear();
     for (int v : step.args) ptrs.push_back(m.data(v));
+    const auto t0 = std::chrono::steady_clock::now();
     m.kernels[step.task](ptrs.data());
+    if (task_seconds)
+      (*task_seconds)[step.task] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   std::vector<HostTensor> out;
   for (int v : g.outputs) {

@@ -38,7 +38,10 @@ class ModelRunner {
 
   // One tensor per graph input, in graph input order (f32, the input's shape); the graph's
   // outputs in order. Throws Error for a missing, extra or misshapen input.
-  std::vector<graph::HostTensor> run(const std::vector<graph::HostTensor>& inputs);
+  // With `task_seconds`, each step is timed and its time added to its task's entry (sized to
+  // the plan's tasks): where a run's time goes.
+  std::vector<graph::HostTensor> run(const std::vector<graph::HostTensor>& inputs,
+                                     std::vector<double>* task_seconds = nullptr);
 
   const graph::ModelPlan& plan() const;
   const std::vector<TaskKernel>& kernels() const;  // per task
