@@ -7,6 +7,13 @@ namespace attune::graph {
 
 void node_error(const Graph& g, int node, const std::string& what) { throw Error(g.describe(node) + ": " + what); }
 
+Shape physical_shape(const Value& v) {
+  if (v.layout.empty()) return v.shape;
+  Shape s;
+  for (int d : v.layout) s.push_back(v.shape[d]);
+  return s;
+}
+
 int Graph::add_value(Value v) {
   values.push_back(std::move(v));
   return static_cast<int>(values.size()) - 1;

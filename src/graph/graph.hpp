@@ -35,7 +35,13 @@ struct Value {
   std::optional<HostTensor> constant;  // known at import (weights, folded shapes)
   int producer = -1;                   // node index; -1 for inputs and constants
   std::vector<int> consumers;          // node indices (graph outputs are not nodes)
+  // How its buffer orders the dimensions (layout.hpp): physical dimension k is logical
+  // dimension layout[k]. Empty: as the shape says (row-major, what ONNX means).
+  std::vector<int> layout;
 };
+
+// The dimensions of a value's buffer, in memory order.
+Shape physical_shape(const Value& v);
 
 struct Node {
   std::string op;    // ONNX op_type

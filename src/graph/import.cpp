@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "graph/layout.hpp"
 #include "graph/prepare.hpp"
 
 namespace attune::graph {
@@ -10,6 +11,7 @@ namespace attune::graph {
 ModelPlan import_onnx(const std::string& path, const ShapeOverrides& shapes) {
   Graph g = read_onnx(path, shapes);
   prepare(g);
+  choose_layouts(g);
   return plan_model(std::move(g));
 }
 

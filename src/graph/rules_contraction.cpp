@@ -15,8 +15,9 @@ namespace {
 
 std::string idx(const AffineExpr& e) { return e.str(); }
 
-Operand stored_result(const std::string& acc, const Shape& shape, const Index& out_vars) {
-  Operand r = TaskWriter::read(acc, shape);
+Operand stored_result(const std::string& acc, const Shape& shape, const Index& out_vars,
+                      const std::vector<int>& layout = {}) {
+  Operand r = TaskWriter::read(acc, shape, layout);
   r.epi = Epilogue{acc, out_vars, "", false};
   return r;
 }
@@ -50,16 +51,21 @@ Operand lower_conv_like(TaskWriter& w, const Graph& g, int n, const std::vector<
   const std::int64_t G = g.attr_int(n, "group", 1), C = in[0].shape[1], K = out[1], Cg = C / G, Kg = K / G;
   const Operand X = w.materialize(in[0]), W = w.materialize(in[1]);
   const Index sp = w.vars(2 + win.size() + (G > 1 ? 1 : 0), 'v'), rd = w.vars(1 + win.size(), 'r');
-  // sp: n, k, outputs..., [g]; rd: c, taps...
+  // sp: n, k, outputs..., [g]; rd: c, taps... A channel variable of extent 1 (depthwise: one
+  // input and one output channel per group) is left out, so the channel is the group itself.
   const std::string g_var = G > 1 ? sp.back() : "";
-  const AffineExpr kk = G > 1 ? AffineExpr::var(g_var, Kg) + AffineExpr::var(sp[1]) : AffineExpr::var(sp[1]);
-  const AffineExpr cc = G > 1 ? AffineExpr::var(g_var, Cg) + AffineExpr::var(rd[0]) : AffineExpr::var(rd[0]);
+  const bool use_k = !(G > 1 && Kg == 1), use_c = !(G > 1 && Cg == 1);
+  auto channel = [&](const std::string& v, std::int64_t per, bool used) {
+    if (G == 1) return AffineExpr::var(v);
+    return used ? AffineExpr::var(g_var, per) + AffineExpr::var(v) : AffineExpr::var(g_var);
+  };
+  const AffineExpr kk = channel(sp[1], Kg, use_k), cc = channel(rd[0], Cg, use_c);
   w.extent(sp[0], out[0]);
-  w.extent(sp[1], Kg);
+  if (use_k) w.extent(sp[1], Kg);
   if (G > 1) w.extent(g_var, G);
-  w.extent(rd[0], Cg);
+  if (use_c) w.extent(rd[0], Cg);
   Index o{sp[0], idx(kk)}, x{sp[0], idx(cc)}, wt;
-  wt = kind == WindowKind::conv ? Index{idx(kk), rd[0]} : Index{idx(cc), sp[1]};
+  wt = kind == WindowKind::conv ? Index{idx(kk), use_c ? rd[0] : "0"} : Index{idx(cc), use_k ? sp[1] : "0"};
   for (std::size_t a = 0; a < win.size(); ++a) {
     const std::string ov = sp[2 + a], tv = rd[1 + a];
     w.extent(ov, win[a].out);
@@ -75,9 +81,10 @@ Operand lower_conv_like(TaskWriter& w, const Graph& g, int n, const std::vector<
     x.push_back(idx(e));
     wt.push_back(tv);
   }
-  const std::string acc = w.local(out);
-  w.statement(acc, o, "+=", X.at(x) + " * " + W.at(wt));
-  Operand r = stored_result(acc, out, o);
+  const std::vector<int>& layout = g.out(n).layout;  // NHWC inside conv networks (layout.hpp)
+  const std::string acc = w.local(out, layout);
+  w.statement(acc, o, "+=", X.at(x) + " * " + W.at(wt), layout);
+  Operand r = stored_result(acc, out, o, layout);
   if (in.size() > 2 && in[2].at) {
     const std::string b = in[2].stored.empty() ? "" : in[2].at({idx(kk)});
     r = {[a = r.at, bias = in[2].at, kk = idx(kk), o](const Index& i) {

@@ -197,11 +197,12 @@ Operand lower_pool(TaskWriter& w, const Graph& g, int n, const std::vector<Opera
     x.push_back((AffineExpr::var(o[2 + a], win[a].stride) + AffineExpr::var(t[a], win[a].dilation) +
                  AffineExpr::constant_of(-win[a].pad_begin)).str());
   }
-  const std::string acc = w.local(out);
-  w.statement(acc, o, max ? "max=" : "+=", X.at(x));
-  if (max) return TaskWriter::read(acc, out);
+  const std::vector<int> layout = g.out(n).layout;
+  const std::string acc = w.local(out, layout);
+  w.statement(acc, o, max ? "max=" : "+=", X.at(x), layout);
+  if (max) return TaskWriter::read(acc, out, layout);
   const Operand cnt = w.constant(pool_counts(win, g.attr_int(n, "count_include_pad", 0) != 0), "pool counts");
-  const Operand sum = TaskWriter::read(acc, out);
+  const Operand sum = TaskWriter::read(acc, out, layout);
   return {[sum, cnt](const Index& i) { return "(" + sum.at(i) + " / " + cnt.at(Index(i.begin() + 2, i.end())) + ")"; },
           out, "", false, std::nullopt};
 }

@@ -22,23 +22,30 @@ std::string subscript(const std::string& tensor, const Index& idx) {
 
 }  // namespace
 
-Operand TaskWriter::read(const std::string& tensor, const Shape& shape) {
+Index physical(const Index& logical, const std::vector<int>& layout) {
+  if (layout.empty()) return logical;
+  Index p;
+  for (int d : layout) p.push_back(logical[d]);
+  return p;
+}
+
+Operand TaskWriter::read(const std::string& tensor, const Shape& shape, const std::vector<int>& layout) {
   // A 0-d tensor is declared as [1] (the spec has no scalars) and read at 0.
-  return {[tensor, rank = shape.size()](const Index& idx) {
-            return rank == 0 ? tensor + "[0]" : subscript(tensor, idx);
+  return {[tensor, rank = shape.size(), layout](const Index& idx) {
+            return rank == 0 ? tensor + "[0]" : subscript(tensor, physical(idx, layout));
           },
           shape, tensor, false, std::nullopt};
 }
 
 Operand TaskWriter::input(int value) {
+  const Value& v = g_.values[value];
   for (std::size_t k = 0; k < bound_.size(); ++k)
-    if (bound_[k] == value) return read(input_names_[k], g_.values[value].shape);
+    if (bound_[k] == value) return read(input_names_[k], v.shape, v.layout);
   const std::string name = "x" + std::to_string(bound_.size());
-  const Shape& shape = g_.values[value].shape;
-  inputs_ += decl(name, shape.empty() ? Shape{1} : shape);
+  inputs_ += decl(name, v.shape.empty() ? Shape{1} : physical_shape(v));
   bound_.push_back(value);
   input_names_.push_back(name);
-  return read(name, shape);
+  return read(name, v.shape, v.layout);
 }
 
 Operand TaskWriter::constant(HostTensor data, const std::string& what) {
@@ -55,9 +62,12 @@ Operand TaskWriter::number(double v, Shape shape) {
   return {[text](const Index&) { return text; }, std::move(shape), "", false, std::nullopt};
 }
 
-std::string TaskWriter::local(const Shape& shape) {
+std::string TaskWriter::local(const Shape& shape, const std::vector<int>& layout) {
   const std::string name = "t" + std::to_string(locals_count_++);
-  locals_ += decl(name, shape.empty() ? Shape{1} : shape);
+  Value v;
+  v.shape = shape;
+  v.layout = layout;
+  locals_ += decl(name, shape.empty() ? Shape{1} : physical_shape(v));
   return name;
 }
 
@@ -81,31 +91,38 @@ void TaskWriter::extent(const std::string& var, std::int64_t n) {
   vars_ += "var " + var + " < " + std::to_string(n) + "\n";
 }
 
-void TaskWriter::statement(const std::string& out, const Index& vars, const std::string& op, const std::string& value) {
+void TaskWriter::statement(const std::string& out, const Index& vars, const std::string& op, const std::string& value,
+                           const std::vector<int>& layout) {
   // A 0-d output is declared [1]: its statement indexes it with a variable of extent 1.
-  Index idx = vars;
+  Index idx = physical(vars, layout);
   if (idx.empty()) {
     idx.push_back("z" + std::to_string(statements_));
     extent(idx.back(), 1);
   }
   body_ += subscript(out, idx) + " " + op + " " + value + "\n";
   last_local_ = out;
+  last_layout_ = layout;
   ++statements_;
 }
 
 std::string TaskWriter::finish(const Operand& result, int out_value) {
-  const Shape& shape = g_.values[out_value].shape;
+  const Value& out = g_.values[out_value];
+  const Shape& shape = out.shape;
+  const Shape phys = shape.empty() ? Shape{1} : physical_shape(out);
   std::string locals = locals_, body = body_;
-  if (result.epi && statements_ == 1 && result.epi->acc == last_local_ && (result.epi->relu || !result.epi->bias.empty())) {
+  const bool same_layout = last_layout_ == out.layout;
+  if (result.epi && statements_ == 1 && result.epi->acc == last_local_ && same_layout &&
+      (result.epi->relu || !result.epi->bias.empty())) {
     std::string epilogue;
     if (!result.epi->bias.empty()) epilogue += "epilogue bias " + result.epi->bias + "\n";
     if (result.epi->relu) epilogue += "epilogue relu\n";
-    return finish(read(result.epi->acc, shape), out_value) + epilogue;
+    return finish(read(result.epi->acc, shape, out.layout), out_value) + epilogue;
   }
-  if (!result.stored.empty() && result.stored == last_local_ && result.stored[0] == 't') {
+  const std::string d = result.stored.empty() ? "" : decl(result.stored, phys);
+  const auto declared = d.empty() ? std::string::npos : locals.find(d);
+  if (result.stored == last_local_ && result.stored[0] == 't' && same_layout && declared != std::string::npos) {
     // The last statement already computes the result: it writes y instead of its intermediate.
-    const std::string d = decl(result.stored, shape.empty() ? Shape{1} : shape);
-    locals.erase(locals.find(d), d.size());
+    locals.erase(declared, d.size());
     const auto line = body.rfind('\n', body.size() - 2);
     const auto start = line == std::string::npos ? 0 : line + 1;
     body.replace(start, result.stored.size(), "y");
@@ -118,10 +135,10 @@ std::string TaskWriter::finish(const Operand& result, int out_value) {
       idx.push_back("z" + std::to_string(statements_));
       extent(idx.back(), 1);
     }
-    body += subscript("y", idx) + " = " + result.at(v) + "\n";
+    body += subscript("y", v.empty() ? idx : physical(v, out.layout)) + " = " + result.at(v) + "\n";
   }
   bound_.push_back(out_value);
-  return inputs_ + decl("y", shape.empty() ? Shape{1} : shape) + locals + vars_ + body;
+  return inputs_ + decl("y", phys) + locals + vars_ + body;
 }
 
 Operand broadcast_to(const Operand& o, const Shape& out) {

@@ -52,15 +52,19 @@ class TaskWriter {
   static Operand number(double v, Shape shape = {});
   // Stores `o` into a new intermediate unless it already is a stored tensor; returns a plain read.
   Operand materialize(const Operand& o);
-  // Declares an intermediate of `shape`; returns its name.
-  std::string local(const Shape& shape);
+  // Declares an intermediate of `shape`, stored in `layout` (graph.hpp; empty: row-major);
+  // returns its name.
+  std::string local(const Shape& shape, const std::vector<int>& layout = {});
   // Fresh variables for the next statement: `kind` 'v' (indexing its output) or 'r' (reduced).
   Index vars(std::size_t n, char kind);
   // Declares a variable whose extent cannot be inferred from a tensor dimension it indexes alone.
   void extent(const std::string& var, std::int64_t n);
-  // Appends `OUT[vars] <op> value` (op "=", "+=", "max=", "mean="...) and counts the statement.
-  void statement(const std::string& out, const Index& vars, const std::string& op, const std::string& value);
-  static Operand read(const std::string& tensor, const Shape& shape);
+  // Appends `OUT[vars] <op> value` (op "=", "+=", "max=", "mean="...) and counts the statement;
+  // `vars` index OUT's logical dimensions, written in the order of its `layout`.
+  void statement(const std::string& out, const Index& vars, const std::string& op, const std::string& value,
+                 const std::vector<int>& layout = {});
+  // A plain reader of a stored tensor of logical `shape` kept in `layout`.
+  static Operand read(const std::string& tensor, const Shape& shape, const std::vector<int>& layout = {});
 
   // The spec text with `result` as the output `y`, and the graph values bound to the task's
   // tensors in declaration order (inputs, then the output's value `out_value`).
@@ -73,8 +77,12 @@ class TaskWriter {
   std::vector<std::string> input_names_;
   std::string inputs_, locals_, vars_, body_;
   std::string last_local_;  // the intermediate the last statement wrote
+  std::vector<int> last_layout_;
   int statements_ = 0, locals_count_ = 0;
 };
+
+// The index of a tensor kept in `layout`, in memory order.
+Index physical(const Index& logical, const std::vector<int>& layout);
 
 // numpy broadcasting: the reader of `o` at an index of `out` (a dimension of size 1 reads 0).
 Operand broadcast_to(const Operand& o, const Shape& out);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "db/db.hpp"
+#include "graph/layout.hpp"
 #include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "ir/op.hpp"
@@ -40,17 +41,6 @@ struct ModelRunner::Impl {
   void build_kernels(const ModelRunOptions& o);
   void place_buffers();
 };
-
-namespace {
-
-std::vector<float> as_floats(const HostTensor& t) {
-  if (t.type == graph::ElemType::f32) return t.f;
-  std::vector<float> f(t.size());
-  for (std::int64_t k = 0; k < t.size(); ++k) f[k] = static_cast<float>(t.real(k));
-  return f;
-}
-
-}  // namespace
 
 void ModelRunner::Impl::build_kernels(const ModelRunOptions& o) {
   const Target target = load_target(o.target);
@@ -105,7 +95,8 @@ void ModelRunner::Impl::place_buffers() {
   // Weights and constants: converted once, here.
   auto own_constant = [&](int v) {
     const int r = root(v);
-    if (!in_arena.count(r) && !owned.count(r) && g.values[r].constant) owned[r] = as_floats(*g.values[r].constant);
+    if (!in_arena.count(r) && !owned.count(r) && g.values[r].constant)
+      owned[r] = graph::physical_floats(*g.values[r].constant, g.values[r].layout);  // pre-packed once
   };
   for (const auto& step : plan.steps)
     for (int v : step.args) own_constant(v);
