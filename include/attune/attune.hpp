@@ -90,6 +90,41 @@ class Kernel {
   friend class Session;
 };
 
+// A network (an ONNX file) with every task's kernel built and loaded: the best verified one
+// the session's database records, else a correct default one. Movable, not copyable. run() is
+// not safe from two threads at once.
+class Model {
+ public:
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  ~Model();
+
+  // One float buffer per graph input, in inputs() order, each holding that input's elements
+  // densely in row-major order; returns one buffer per graph output, in outputs() order.
+  // Throws Error for a wrong count or size.
+  std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs) const;
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  int tasks() const;        // distinct kernels the network runs
+  int tuned_tasks() const;  // of which the database had a tuned record for
+
+ private:
+  struct Impl;
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend class Session;
+};
+
+// How a network is read and run.
+struct ModelOptions {
+  int threads = 0;  // threads every kernel runs with (0: all cores)
+  // Dynamic input dimensions fixed: {"input", {1, 3, 224, 224}}.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
+};
+
 // Tuning records of one target in one database file.
 class Session {
  public:
@@ -111,6 +146,13 @@ class Session {
   // reference evaluator. Throws Error when there is none, or when it does not build, load or
   // match the reference.
   Kernel load(const std::string& spec) const;
+
+  // Tunes the tasks of an ONNX model for `budget.seconds` (required), the budget spread where
+  // it shortens the network most (attune tune-model); trials already recorded count.
+  TuneSummary tune_model(const std::string& onnx_path, const Budget& budget, const ModelOptions& options = {});
+  // Imports an ONNX model and loads its kernels (CPU targets). Throws Error naming the node
+  // for anything unsupported, or the file when it is not a readable model.
+  Model load_model(const std::string& onnx_path, const ModelOptions& options = {}) const;
 
   const std::string& target() const;    // the name records are kept under ("x86-avx2", ...)
   const std::string& database() const;  // the database file

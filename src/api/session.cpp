@@ -8,6 +8,7 @@
 #include "api/kernel_impl.hpp"
 #include "api/rebuild.hpp"
 #include "api/reference_check.hpp"
+#include "api/session_impl.hpp"
 #include "codegen/codegen_vta.hpp"
 #include "db/db.hpp"
 #include "hw/target.hpp"
@@ -17,19 +18,6 @@
 
 namespace attune {
 
-struct Session::Impl {
-  std::string target_arg;   // as given: tune() and load_target() resolve it
-  std::string target_name;  // what tasks are recorded under (tuning_target_name)
-  std::string database;
-
-  // The best ok record of `op`'s task, if the task exists and has one.
-  std::optional<Record> best_record(const Op& op) const {
-    const Database db = Database::open(database, OpenMode::read_only);
-    const auto task = db.find_task(canonical_spec(op), target_name);
-    if (!task) return std::nullopt;
-    return db.best(task->id);
-  }
-};
 
 namespace {
 

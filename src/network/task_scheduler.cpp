@@ -70,7 +70,8 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
     const bool gained = before > 0 && s.best_s > 0 && s.best_s < before * 0.99;
     s.last_gain_per_trial = before > 0 && s.best_s > 0 ? std::max(0.0, before - s.best_s) / std::max(1, tr.trials_run) : 0;
     s.stale_rounds = before <= 0 && s.best_s > 0 ? 0 : gained ? 0 : s.stale_rounds + 1;
-    s.dead = s.stale_rounds >= o.patience || (tr.trials_run == 0 && tr.interrupted == 0);
+    s.exhausted = tr.trials_run == 0 && tr.interrupted == 0;  // its space has nothing left to try
+    s.dead = s.stale_rounds >= o.patience || s.exhausted;
     ++r.rounds;
     int with = 0;
     const double est = estimate(plan, r.tasks, &with);
@@ -101,7 +102,13 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
       const double g = expected_gain(plan, r.tasks[t], t, o.alpha);
       if (g > best_gain) best = t, best_gain = g;
     }
-    if (best < 0) break;  // every task is dead: nothing left worth the time
+    if (best < 0) {  // every task is dead: the budget is the user's to spend, so all get another go
+      bool any = false;
+      for (auto& s : r.tasks)
+        if (s.dead && !s.exhausted) s.dead = false, s.stale_rounds = 0, any = true;
+      if (!any) break;
+      continue;
+    }
     r.interrupted = round(best);
   }
   r.elapsed_s = elapsed();

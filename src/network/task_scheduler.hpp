@@ -7,7 +7,8 @@
 // every task `round_trials` attempts, each round goes to the task with the largest expected
 // gain  w_i * (alpha * backward_i + (1 - alpha) * forward_i),  backward_i the time its last
 // round saved per trial, forward_i = g_i / t_i the optimistic guess that its time keeps falling
-// like 1/trials. A task whose last `patience` rounds saved under 1% is dead and gets no more.
+// like 1/trials. A task whose last `patience` rounds saved under 1% is dead and gets no more
+// while others are alive; when all are dead, all are revived (the budget is there to be spent).
 // Every round is a resumed attune::tune() on the shared database: records already there for the
 // same task and target count (a second model sharing layers tunes only what is new, and a
 // killed run resumes where it stopped). Inside the caller's InterruptScope (runtime/
@@ -41,6 +42,7 @@ struct TaskTuneState {
   double last_gain_per_trial = 0;
   int stale_rounds = 0;
   bool dead = false;
+  bool exhausted = false;  // a round found nothing left to try in its space
 };
 
 struct ModelTuneResult {
