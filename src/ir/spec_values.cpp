@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include <optional>
+
 #include "ir/error.hpp"
 #include "spec_reader.hpp"
 
@@ -117,6 +119,10 @@ PExpr SpecParser::call() {
   // Each argument is a value(), which counts the nesting: a call adds one level, as printing
   // neg(x) for -x must not make a spec deeper than the one read (fuzz/corpus/spec_parser/
   // regression-neg-nesting.spec).
+  // clip(x, lo, hi) is read as min(max(x, lo), hi): its arguments sit one level deeper than a
+  // call's once printed, so they count that level here too (regression-clip-nesting.spec).
+  std::optional<NestingGuard> desugared;
+  if (name.text == "clip") desugared.emplace(depth_, name.pos, "value expression");
   std::vector<PExpr> args;
   if (!at(Tok::rparen)) {
     while (true) {
