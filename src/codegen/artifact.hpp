@@ -18,4 +18,9 @@ struct Artifact {
   std::vector<std::string> flags;       // compiler flags, e.g. {"-O3", "-march=native", "-fopenmp"}
 };
 
+// The C source of `a` with its entry point renamed to `symbol`, so that several kernels can live
+// in one library (libgen, libgen --model). Throws InternalError unless `a` defines its entry
+// exactly once as `void ENTRY(`.
+std::string source_with_entry(const Artifact& a, const std::string& symbol);
+
 }  // namespace attune

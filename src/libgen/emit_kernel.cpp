@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "codegen/artifact.hpp"
 #include "ir/error.hpp"
 #include "ir/op.hpp"
 #include "libgen/library.hpp"
@@ -41,12 +42,9 @@ std::string family_params_text(const Kernel& k) {
 }
 
 std::string emit_kernel_file(const Library& lib, const Kernel& k) {
-  const std::string from = "void attune_kernel(";
-  const auto at = k.source.find(from);
-  if (at == std::string::npos || k.source.find(from, at + 1) != std::string::npos)
-    throw InternalError("libgen: the kernel of task '" + k.task.name + "' does not define attune_kernel exactly once");
-  std::string body = k.source;
-  body.replace(at, from.size(), "void " + k.symbol + "(");
+  Artifact a;
+  a.source = k.source;
+  const std::string body = source_with_entry(a, k.symbol);
 
   const Record& r = k.best;
   std::ostringstream os;

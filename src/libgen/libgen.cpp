@@ -41,8 +41,8 @@ std::string upper(std::string s) {
   return s;
 }
 
-// The target's flags without those that would tie the library to the tuning machine
-// (-march=native) or that CMake sets itself (OpenMP, PIC).
+}  // namespace
+
 std::vector<std::string> library_flags(const Target& t) {
   const std::vector<std::string> from = cpu_codegen_options(t).flags;
   std::vector<std::string> out;
@@ -51,6 +51,8 @@ std::vector<std::string> library_flags(const Target& t) {
       out.push_back(f);
   return out;
 }
+
+namespace {
 
 // The tasks to emit, in database order: those named by the ops file, else every task of the
 // target with a verified record.

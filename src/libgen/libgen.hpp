@@ -69,4 +69,9 @@ struct LibgenResult {
 // or an output directory that cannot be created or written, or that the rules above refuse.
 LibgenResult generate_library(const LibgenOptions& options);
 
+// The C flags a generated library compiles kernels with: the target's, without those that
+// would tie it to the tuning machine (-march=native) or that CMake sets itself (OpenMP, PIC).
+struct Target;
+std::vector<std::string> library_flags(const Target& t);
+
 }  // namespace attune
