@@ -12,28 +12,19 @@ namespace attune::graph {
 
 namespace {
 
+// The broadcast shape of all inputs, with the element type of input `type_of` (-1: bool).
+template <int type_of>
 void infer_broadcast(Graph& g, int n) {
+  const Shape shape = broadcast_shapes(g, n);
   Value& o = g.out_mut(n);
-  o.shape = broadcast_shapes(g, n);
-  o.type = g.in(n, 0).type;
-}
-
-void infer_compare(Graph& g, int n) {
-  Value& o = g.out_mut(n);
-  o.shape = broadcast_shapes(g, n);
-  o.type = ElemType::boolean;
+  o.shape = shape;
+  o.type = type_of < 0 ? ElemType::boolean : g.in(n, type_of).type;
 }
 
 void infer_same(Graph& g, int n) {
   Value& o = g.out_mut(n);
   o.shape = g.in(n, 0).shape;
   o.type = g.in(n, 0).type;
-}
-
-void infer_where(Graph& g, int n) {
-  Value& o = g.out_mut(n);
-  o.shape = broadcast_shapes(g, n);
-  o.type = g.in(n, 1).type;
 }
 
 void infer_cast(Graph& g, int n) {
@@ -227,10 +218,10 @@ Operand lower_transpose(TaskWriter&, const Graph& g, int n, const std::vector<Op
 }
 
 #define BINARY(NAME, OP)                                                                                        \
-  {NAME, {OpClass::elementwise, infer_broadcast, fold_integer,                                                  \
+  {NAME, {OpClass::elementwise, infer_broadcast<0>, fold_integer,                                                  \
           [](TaskWriter&, const Graph& g, int n, const std::vector<Operand>& in) { return infix(g, n, in, OP); }}}
 #define COMPARE(NAME, OP)                                                                                       \
-  {NAME, {OpClass::elementwise, infer_compare, fold_integer,                                                    \
+  {NAME, {OpClass::elementwise, infer_broadcast<-1>, fold_integer,                                                    \
           [](TaskWriter&, const Graph& g, int n, const std::vector<Operand>& in) { return infix(g, n, in, OP, true); }}}
 #define UNARY(NAME, FN)                                                                                         \
   {NAME, {OpClass::elementwise, infer_same, fold_integer,                                                       \
@@ -240,7 +231,7 @@ Operand lower_transpose(TaskWriter&, const Graph& g, int n, const std::vector<Op
 
 const std::vector<NamedRule>& elementwise_rules() {
   static const std::vector<NamedRule> rules = {
-      {"Add", {OpClass::elementwise, infer_broadcast, fold_integer, lower_add}},
+      {"Add", {OpClass::elementwise, infer_broadcast<0>, fold_integer, lower_add}},
       BINARY("Sub", "-"),
       BINARY("Mul", "*"),
       BINARY("Div", "/"),
@@ -259,8 +250,8 @@ const std::vector<NamedRule>& elementwise_rules() {
       UNARY("Sigmoid", "sigmoid"),
       {"Relu", {OpClass::elementwise, infer_same, fold_integer, lower_relu}},
       {"Clip", {OpClass::elementwise, infer_same, nullptr, lower_clip}},
-      {"Pow", {OpClass::elementwise, infer_broadcast, nullptr, lower_pow}},
-      {"Where", {OpClass::elementwise, infer_where, fold_integer, lower_where}},
+      {"Pow", {OpClass::elementwise, infer_broadcast<0>, nullptr, lower_pow}},
+      {"Where", {OpClass::elementwise, infer_broadcast<1>, fold_integer, lower_where}},
       {"Cast", {OpClass::elementwise, infer_cast, fold_integer, lower_cast}},
       {"Identity", {OpClass::elementwise, infer_same, fold_identity,
                     [](TaskWriter&, const Graph&, int, const std::vector<Operand>& in) { return in[0]; }}},
