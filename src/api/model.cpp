@@ -84,7 +84,7 @@ Model Session::load_model(const std::string& path, const ModelOptions& options) 
     impl->inputs = describe(plan.graph, plan.graph.inputs, false);
     impl->outputs = describe(plan.graph, plan.graph.outputs, true);
     impl->runner = std::make_unique<network::ModelRunner>(std::move(plan),
-                                                          network::ModelRunOptions{impl_->target_arg, impl_->database, options.threads});
+                                                          network::ModelRunOptions{impl_->target_arg, impl_->database, options.threads, 0});
     for (const auto& k : impl->runner->kernels()) impl->tuned += k.tuned;
     return Model(std::move(impl));
   });

@@ -15,6 +15,7 @@
 #include "network/model_runner.hpp"
 #include "network/task_scheduler.hpp"
 #include "runtime/interrupt.hpp"
+#include "runtime/memory_estimate.hpp"
 
 namespace attune::cli {
 
@@ -34,7 +35,12 @@ struct ModelArgs {
   std::string time = "10m";  // tune-model
   std::string strategy = "evolutionary";
   int round_trials = 16;
+  std::string max_memory;  // run-model, tune-model: "8G" (empty: half of physical memory)
 };
+
+std::uint64_t memory_limit(const std::string& text) {
+  return text.empty() ? 0 : parse_byte_size(text, "--max-memory");
+}
 
 // "90", "90s", "15m", "1h" -> seconds.
 double parse_duration(const std::string& s) {
@@ -111,7 +117,7 @@ void print_profile(const network::ModelRunner& runner, const std::vector<double>
 int run_run_model(const ModelArgs& a) {
   graph::ModelPlan plan = graph::import_onnx(a.model, overrides(a.shapes));
   const auto inputs = read_inputs(plan, a.inputs);
-  network::ModelRunner runner(std::move(plan), {a.target, a.db, a.threads});
+  network::ModelRunner runner(std::move(plan), {a.target, a.db, a.threads, memory_limit(a.max_memory)});
   int untuned = 0;
   for (std::size_t t = 0; t < runner.kernels().size(); ++t)
     if (!runner.kernels()[t].tuned) {
@@ -153,6 +159,7 @@ int run_tune_model(const ModelArgs& a) {
   o.threads = a.threads;
   o.strategy = a.strategy;
   o.round_trials = a.round_trials;
+  o.max_memory = memory_limit(a.max_memory);
   o.log = [](const std::string& l) { std::cout << l << std::endl; };
   std::cout << "tune-model: " << plan.tasks.size() << " tasks (" << plan.steps.size() << " steps), budget " << o.time_s
             << " s, database " << a.db << std::endl;
@@ -204,6 +211,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   r->add_option("--rounds", run.rounds, "time this many runs after a warm-up and print the median latency")
       ->check(CLI::Range(0, 100000));
   r->add_flag("--profile", run.profile, "with --rounds: each task's share of the time");
+  r->add_option("--max-memory", run.max_memory, "refuse a model whose weights and buffers exceed this (default: half of RAM)");
   r->callback([&action] { action = [] { return run_run_model(run); }; });
 
   static ModelArgs tm;
@@ -215,6 +223,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   t->add_option("--target", tm.target, "cpu target (default: this CPU's)");
   t->add_option("--threads", tm.threads, "threads each candidate runs with (default: all cores)")->check(CLI::Range(0, 4096));
   t->add_option("--strategy", tm.strategy, "search strategy per task (as attune tune; default evolutionary)");
+  t->add_option("--max-memory", tm.max_memory, "refuse a task whose measurement would exceed this (default: half of RAM)");
   t->add_option("--round-trials", tm.round_trials, "attempts per scheduling round (default 16)")->check(CLI::Range(1, 10000));
   t->callback([&action] { action = [] { return run_tune_model(tm); }; });
 }

@@ -12,6 +12,7 @@
 #include "network/buffer_plan.hpp"
 #include "network/task_kernels.hpp"
 #include "runtime/loaded_kernel.hpp"
+#include "runtime/memory_estimate.hpp"
 #include "runtime/runtime.hpp"
 
 namespace attune::network {
@@ -38,11 +39,35 @@ struct ModelRunner::Impl {
   }
 };
 
+namespace {
+
+// The weights, the arena (as the plan will lay it out) and the graph's inputs and outputs,
+// against the limit, before anything is allocated (runtime/memory_estimate.hpp's rule for ops).
+void check_model_memory(const graph::ModelPlan& plan, std::uint64_t limit) {
+  if (limit == 0) limit = default_memory_limit();
+  const auto& g = plan.graph;
+  std::uint64_t bytes = 0;
+  std::vector<bool> seen(g.values.size());
+  auto count = [&](int v) {
+    const int r = plan.storage[v];
+    if (!seen[r]) bytes += static_cast<std::uint64_t>(graph::element_count(g.values[r].shape)) * 4, seen[r] = true;
+  };
+  for (const auto& step : plan.steps)
+    for (int v : step.args) count(v);
+  for (int v : g.outputs) count(v);
+  if (bytes > limit)
+    throw Error("the model's weights and buffers take up to " + format_bytes(bytes) + ", more than the limit of " +
+                format_bytes(limit) + " (--max-memory raises it)");
+}
+
+}  // namespace
+
 ModelRunner::ModelRunner(graph::ModelPlan plan, const ModelRunOptions& o) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.plan = std::move(plan);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   m.threads = o.threads > 0 ? o.threads : cores;
+  check_model_memory(m.plan, o.max_memory);  // before anything is built or allocated
   TaskArtifacts a = task_artifacts(m.plan, o.target, o.db_path, m.threads);
   m.info = std::move(a.info);
   const auto built = Builder().build_batch(a.artifacts);

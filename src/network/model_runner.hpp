@@ -8,6 +8,7 @@
 // weights are converted once at load. Not safe to run() from two threads at once.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct ModelRunOptions {
   std::string target = "cpu";  // a cpu target: "cpu", "x86-avx2", ... or a target file
   std::string db_path;         // tuned kernels from this database; empty: defaults only
   int threads = 0;             // OpenMP threads for every kernel (0: all cores)
+  // Bytes the weights, the arena and the inputs and outputs may take together, checked before
+  // any is allocated (0: half of physical memory); Error beyond it.
+  std::uint64_t max_memory = 0;
 };
 
 struct TaskKernel {

@@ -8,6 +8,7 @@
 
 #include "db/db.hpp"
 #include "ir/op.hpp"
+#include "runtime/memory_estimate.hpp"
 #include "search/tuner.hpp"
 
 namespace attune::network {
@@ -45,7 +46,10 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
   ModelTuneResult r;
   r.tasks.resize(plan.tasks.size());
   std::vector<Op> ops;
-  for (const auto& t : plan.tasks) ops.push_back(parse_spec(t.spec));
+  for (const auto& t : plan.tasks) {
+    ops.push_back(parse_spec(t.spec));
+    check_memory_limit(ops.back(), o.max_memory ? o.max_memory : default_memory_limit());  // before any tuning
+  }
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 

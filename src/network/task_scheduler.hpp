@@ -16,6 +16,7 @@
 // and return with `interrupted` set.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct ModelTuneOptions {
   int round_trials = 16;     // attempts per round
   int patience = 3;          // rounds without a 1% gain before a task is dropped
   double alpha = 0.2;        // weight of the observed gain against the optimistic guess
+  std::uint64_t max_memory = 0;  // per task, as attune tune --max-memory (0: half of physical memory)
   std::function<void(const std::string&)> log;  // one line per round (progress)
 };
 
