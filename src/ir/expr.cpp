@@ -2,6 +2,7 @@
 #include "ir/expr.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 
@@ -119,6 +120,13 @@ std::string number_text(double v) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
+  // A whole number past the integer literal's range must read back as a real: exponent form
+  // (fuzz/corpus/spec_parser/regression-big-whole-number.spec).
+  if (std::strpbrk(buf, ".e") == nullptr && std::fabs(v) > 2147483647.0)
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
   return buf;
 }
 
