@@ -8,11 +8,22 @@
 
 namespace attune::graph {
 
-ModelPlan import_onnx(const std::string& path, const ShapeOverrides& shapes) {
-  Graph g = read_onnx(path, shapes);
+namespace {
+
+ModelPlan plan_graph(Graph g) {
   prepare(g);
   choose_layouts(g);
   return plan_model(std::move(g));
+}
+
+}  // namespace
+
+ModelPlan import_onnx(const std::string& path, const ShapeOverrides& shapes) {
+  return plan_graph(read_onnx(path, shapes));
+}
+
+ModelPlan import_onnx_bytes(const std::string& bytes, const std::string& what, const ShapeOverrides& shapes) {
+  return plan_graph(read_onnx_bytes(bytes, what, shapes));
 }
 
 std::string describe_plan(const ModelPlan& plan, bool with_specs) {

@@ -10,6 +10,8 @@ namespace attune::graph {
 
 // read_onnx, prepare, plan_model.
 ModelPlan import_onnx(const std::string& path, const ShapeOverrides& shapes = {});
+// The same for a model's bytes in memory; `what` names it in errors.
+ModelPlan import_onnx_bytes(const std::string& bytes, const std::string& what, const ShapeOverrides& shapes = {});
 
 // What `attune import` prints: the graph's inputs and outputs, the op counts, and each task
 // with its weight, label and spec.

@@ -126,15 +126,19 @@ Shape input_shape(const onnx::ValueInfoProto& vi, const ShapeOverrides& shapes) 
   return s;
 }
 
-onnx::ModelProto parse_file(const std::string& path) {
+std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) throw Error(path + ": cannot open");
   const auto size = static_cast<std::size_t>(f.tellg());
-  if (size == 0) throw Error(path + ": not an ONNX model (the file is empty)");
   if (size > kMaxFileBytes) throw Error(path + ": larger than 2 GiB, the most a protobuf file may hold");
   std::string bytes(size, '\0');
   f.seekg(0);
   if (!f.read(bytes.data(), static_cast<std::streamsize>(size))) throw Error(path + ": cannot read");
+  return bytes;
+}
+
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& path) {
+  if (bytes.empty()) throw Error(path + ": not an ONNX model (the file is empty)");
   onnx::ModelProto m;
   if (!m.ParseFromString(bytes)) throw Error(path + ": not an ONNX model (protobuf parsing failed: damaged or truncated)");
   if (!m.has_graph() || m.graph().node_size() == 0)
@@ -156,7 +160,11 @@ std::int64_t default_opset(const onnx::ModelProto& m, const std::string& path) {
 }  // namespace
 
 Graph read_onnx(const std::string& path, const ShapeOverrides& shapes) {
-  const onnx::ModelProto m = parse_file(path);
+  return read_onnx_bytes(read_file(path), path, shapes);
+}
+
+Graph read_onnx_bytes(const std::string& bytes, const std::string& path, const ShapeOverrides& shapes) {
+  const onnx::ModelProto m = parse_model(bytes, path);
   Graph g;
   g.opset = default_opset(m, path);
   g.producer = m.producer_name().substr(0, 100) + " " + m.producer_version().substr(0, 50);

@@ -16,6 +16,8 @@ using ShapeOverrides = std::map<std::string, Shape>;
 // overrides), nodes in topological order. Shapes of node outputs are not known yet
 // (prepare.hpp infers them). Throws Error naming the file, and the node or input at fault.
 Graph read_onnx(const std::string& path, const ShapeOverrides& shapes = {});
+// The same for a model's bytes already in memory; `what` names it in errors (fuzz/onnx_import).
+Graph read_onnx_bytes(const std::string& bytes, const std::string& what, const ShapeOverrides& shapes = {});
 
 // Parses "NAME=1,3,224,224" (--shape); Error for anything else.
 std::pair<std::string, Shape> parse_shape_override(const std::string& text);

@@ -3,6 +3,7 @@
 // Each lowers to an expression over its operands' readers, broadcast numpy-style, so that a
 // chain of them inside a task is one statement. Integer constants (shape arithmetic) fold here.
 #include <cmath>
+#include <limits>
 
 #include "graph/op_rules.hpp"
 #include "ir/error.hpp"
@@ -66,20 +67,23 @@ std::optional<HostTensor> fold_integer(const Graph& g, int n) {
   for (std::int64_t e = 0; e < static_cast<std::int64_t>(r.size()); ++e) {
     const std::int64_t a = arg(0, e);
     const std::int64_t b = node.inputs.size() > 1 ? arg(1, e) : 0;
-    if (node.op == "Add") r[e] = a + b;
-    else if (node.op == "Sub") r[e] = a - b;
-    else if (node.op == "Mul") r[e] = a * b;
+    bool overflow = false;
+    if (node.op == "Add") overflow = __builtin_add_overflow(a, b, &r[e]);
+    else if (node.op == "Sub") overflow = __builtin_sub_overflow(a, b, &r[e]);
+    else if (node.op == "Mul") overflow = __builtin_mul_overflow(a, b, &r[e]);
     else if (node.op == "Div") {
-      if (b == 0) node_error(g, n, "divides an integer constant by zero");
+      if (b == 0 || (b == -1 && a == std::numeric_limits<std::int64_t>::min()))
+        node_error(g, n, "divides an integer constant by zero (or overflows)");
       r[e] = a / b;
     } else if (node.op == "Equal") r[e] = a == b;
     else if (node.op == "Less") r[e] = a < b;
     else if (node.op == "Greater") r[e] = a > b;
     else if (node.op == "Where") r[e] = a ? b : arg(2, e);
-    else if (node.op == "Neg") r[e] = -a;
-    else if (node.op == "Abs") r[e] = a < 0 ? -a : a;
+    else if (node.op == "Neg") overflow = __builtin_sub_overflow(std::int64_t{0}, a, &r[e]);
+    else if (node.op == "Abs") overflow = __builtin_sub_overflow(std::int64_t{0}, a < 0 ? a : -a, &r[e]);
     else if (node.op == "Identity" || node.op == "Cast") r[e] = a;
     else return std::nullopt;
+    if (overflow) node_error(g, n, "integer constant arithmetic overflows 64 bits");
   }
   if (out.type == ElemType::f32) {
     std::vector<float> f(r.begin(), r.end());
