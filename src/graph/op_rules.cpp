@@ -27,6 +27,52 @@ const OpRule* find_rule(const std::string& op_type) {
   return it == table().end() ? nullptr : &it->second;
 }
 
+namespace {
+
+struct Arity {
+  std::size_t min_inputs, max_inputs;
+};
+
+// ONNX's input counts of the supported operators (optional inputs included in the maximum).
+const std::map<std::string, Arity>& arities() {
+  static const std::map<std::string, Arity> a = [] {
+    std::map<std::string, Arity> m;
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                           "MatMul", "Reshape", "Gather"})
+      m[op] = {2, 2};
+    for (const char* op : {"Sqrt", "Erf", "Tanh", "Exp", "Log", "Abs", "Neg", "Sigmoid", "Relu", "Cast", "Identity",
+                           "Transpose", "Softmax", "LogSoftmax", "MaxPool", "AveragePool", "GlobalAveragePool",
+                           "GlobalMaxPool", "Flatten", "Shape", "ConstantOfShape"})
+      m[op] = {1, 1};
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Squeeze", "Unsqueeze"}) m[op] = {1, 2};
+    for (const char* op : {"Conv", "ConvTranspose", "Gemm", "LayerNormalization"}) m[op] = {2, 3};
+    m["Clip"] = {1, 3};
+    m["Dropout"] = {1, 3};
+    m["Where"] = {3, 3};
+    m["BatchNormalization"] = {5, 5};
+    m["Constant"] = {0, 0};
+    m["Concat"] = {1, 1u << 16};
+    return m;
+  }();
+  return a;
+}
+
+}  // namespace
+
+void check_arity(const Graph& g, int node) {
+  const Node& n = g.nodes[node];
+  const auto it = arities().find(n.op);
+  ATTUNE_CHECK(it != arities().end(), "operator " + n.op + " has a rule but no arity");
+  const Arity a = it->second;
+  if (n.inputs.size() < a.min_inputs || n.inputs.size() > a.max_inputs)
+    node_error(g, node, "has " + std::to_string(n.inputs.size()) + " inputs; " + n.op + " takes " +
+                            std::to_string(a.min_inputs) +
+                            (a.max_inputs == a.min_inputs ? "" : " to " + std::to_string(a.max_inputs)));
+  for (std::size_t k = 0; k < a.min_inputs; ++k)
+    if (n.inputs[k] < 0) node_error(g, node, "required input " + std::to_string(k) + " is empty");
+  if (n.outputs.empty() || n.outputs[0] < 0) node_error(g, node, "has no output");
+}
+
 std::string supported_op_types() {
   std::string s;
   for (const auto& [name, rule] : table()) s += (s.empty() ? "" : ", ") + name;

@@ -35,6 +35,9 @@ struct OpRule {
 
 // nullptr for an op_type attune does not support.
 const OpRule* find_rule(const std::string& op_type);
+// Error naming the node unless it has as many inputs (required ones present) and outputs as
+// ONNX allows its op_type: every rule may then read the inputs it needs.
+void check_arity(const Graph& g, int node);
 std::string supported_op_types();  // "Abs, Add, ..." for the error message
 
 // Shared by the rule files.

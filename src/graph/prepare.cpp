@@ -22,6 +22,7 @@ void infer_and_fold(Graph& g) {
     const OpRule* rule = find_rule(node.op);
     if (!rule)
       node_error(g, n, "operator '" + node.op.substr(0, 100) + "' is not supported (attune supports " + supported_op_types() + ")");
+    check_arity(g, n);
     rule->infer(g, n);
     const bool foldable = node.op == "Shape" || all_inputs_constant(g, n);
     if (foldable && rule->fold) {

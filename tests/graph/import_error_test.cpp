@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "graph/import.hpp"
+#include "graph/op_rules.hpp"
 #include "ir/error.hpp"
 #include "onnx_test_util.hpp"
 
@@ -86,6 +87,21 @@ TEST(ImportErrors, UndefinedInputAndShapeMismatchNameTheNode) {
   mm.mutable_graph()->mutable_node(0)->add_input("x");
   EXPECT_NE(import_error(test::write_model("mm.onnx", mm)).find("node 'the_node' (MatMul): inner dimensions differ"),
             std::string::npos);
+}
+
+TEST(ImportErrors, WrongInputCountNamesTheNode) {
+  // Every supported operator with no inputs at all (only Constant takes none): an error, not a crash.
+  const std::string ops = supported_op_types();
+  for (std::size_t at = 0; at < ops.size();) {
+    const std::size_t end = std::min(ops.find(", ", at), ops.size());
+    const std::string op = ops.substr(at, end - at);
+    at = end + 2;
+    auto m = test::relu_model({2, 3}, 17, op);
+    m.mutable_graph()->mutable_node(0)->clear_input();
+    const std::string msg = import_error(test::write_model("arity.onnx", m));
+    if (op == "Constant") continue;  // no value attribute: refused for that instead
+    EXPECT_NE(msg.find("node 'the_node' (" + op + "): has 0 inputs"), std::string::npos) << op << ": " << msg;
+  }
 }
 
 TEST(ImportErrors, ShapeOverrideSyntax) {
