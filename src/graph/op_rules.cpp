@@ -100,7 +100,7 @@ Shape broadcast_shapes(const Graph& g, int node) {
 
 std::int64_t normalize_axis(const Graph& g, int node, std::int64_t axis, std::size_t rank) {
   const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= std::max<std::int64_t>(r, 1))
+  if (axis < -r || axis >= r)
     node_error(g, node, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + r : axis;
 }
