@@ -86,13 +86,11 @@ Operand lower_conv_like(TaskWriter& w, const Graph& g, int n, const std::vector<
   w.statement(acc, o, "+=", X.at(x) + " * " + W.at(wt), layout);
   Operand r = stored_result(acc, out, o, layout);
   if (in.size() > 2 && in[2].at) {
-    const std::string b = in[2].stored.empty() ? "" : in[2].at({idx(kk)});
-    r = {[a = r.at, bias = in[2].at, kk = idx(kk), o](const Index& i) {
-           Index k1{i[1]};
-           return "(" + a(i) + " + " + bias(k1) + ")";
-         },
-         out, "", false, Epilogue{acc, o, b, false}};
-    if (b.empty()) r.epi.reset();
+    // A stored bias stays an epilogue; an inlined constant makes the result an expression.
+    std::optional<Epilogue> epi;
+    if (!in[2].stored.empty()) epi = Epilogue{acc, o, in[2].at({idx(kk)}), false};
+    r = {[a = r.at, bias = in[2].at](const Index& i) { return "(" + a(i) + " + " + bias({i[1]}) + ")"; }, out, "", false,
+         epi};
   }
   return r;
 }

@@ -4,8 +4,6 @@
 #include <omp.h>
 
 #include <chrono>
-#include <cstring>
-#include <map>
 #include <thread>
 
 #include "ir/error.hpp"
