@@ -5,6 +5,7 @@
 // printed, and the exit status is 130 or 143.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -134,6 +135,7 @@ void print_json_summary(const Op& op, const std::string& target_name, const Tune
                       {"db", a.db},
                       {"task_id", r.task_id},
                       {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
+  j["phases_s"] = r.phases_s;
   if (!r.arms.empty()) {
     j["arms"] = nlohmann::json::array();
     for (const auto& arm : r.arms)
@@ -141,6 +143,26 @@ void print_json_summary(const Op& op, const std::string& target_name, const Tune
           {{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
   }
   std::cout << j.dump() << std::endl;
+}
+
+// Where an attempt's time goes: each phase's wall time per attempt of this run, largest first
+// (TuneResult::phases_s; compiling runs in parallel, so its figure is the wall time it held
+// the loop, not the compilers' CPU time).
+void print_phases(const TuneResult& r) {
+  if (r.trials_run <= 0 || r.phases_s.empty()) return;
+  std::vector<std::pair<double, std::string>> by_time;
+  double total = 0;
+  for (const auto& [phase, s] : r.phases_s) {
+    by_time.emplace_back(s, phase);
+    total += s;
+  }
+  std::sort(by_time.rbegin(), by_time.rend());
+  std::cout << "per trial " << fixed(1e3 * total / r.trials_run, 0) << " ms:";
+  for (const auto& [s, phase] : by_time) {
+    if (1e3 * s / r.trials_run < 0.5) continue;
+    std::cout << " " << phase << " " << fixed(1e3 * s / r.trials_run, 0);
+  }
+  std::cout << "\n";
 }
 
 // The summary for people: the task, its trials, the best kernel and how it was found.
@@ -163,8 +185,9 @@ void print_text_summary(const Op& op, const std::string& target_name, const Tune
     std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
               << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
   std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
-            << format_duration(r.elapsed_s) << "\n"
-            << "database  " << a.db << std::endl;
+            << format_duration(r.elapsed_s) << "\n";
+  print_phases(r);
+  std::cout << "database  " << a.db << std::endl;
   if (r.interrupted)
     std::cout << "stopped   by " << signal_name(r.interrupted)
               << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;

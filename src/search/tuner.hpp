@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -241,6 +242,13 @@ struct TuneResult {
   std::optional<Record> best;        // best verified record of the task
   double best_gflops = 0;
   std::vector<ArmResult> arms;  // per arm when the mapping space was searched; empty otherwise
+  // Where this run's wall time went, in seconds summed over the run: "propose" (the strategy,
+  // its models included), "lower" (code generation), "compile" (the compilers, in parallel:
+  // the wall time of each batch beyond its code generation), the measurement's steps as the
+  // runner reports them (Measurement::phases_s: "spawn", "setup", "load", "check", "warmup",
+  // "timing", "recheck"), "runner" (the rest of measuring: all of it on the VTA simulator),
+  // "record" (database writes) and "confirm" (the re-measurements at the end).
+  std::map<std::string, double> phases_s;
   // The signal (SIGINT, SIGTERM) that stopped the run inside an InterruptScope
   // (interrupt.hpp), 0 when none did: the batch in flight was abandoned and no confirmations
   // ran; every record above was committed.
