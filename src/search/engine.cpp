@@ -258,7 +258,7 @@ class Loop {
     ATTUNE_CHECK(claimed != trial_of_.end(), "a candidate is claimed before it is recorded");
     r.trial = claimed->second;
     const auto t_insert = Clock::now();
-    db_.insert(r);  // ends the claim
+    res_.record_ids.push_back(db_.insert(r));  // ends the claim
     res_.phases_s["record"] += seconds_since(t_insert);
     trial_of_.erase(claimed);
     ++counts_.trials;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ir/error.hpp"
+#include "model/transfer_model.hpp"
 #include "search/engine.hpp"
 
 namespace attune::engine {
@@ -36,13 +37,17 @@ class SpaceProposer : public Proposer {
                 const std::string& target_name)
       : space_(std::move(space)), strategy_(std::move(strategy)), ctx_{&db, target_name} {
     history_ = load_history(db, task.id, *space_);
+    ctx_.space = space_.get();
+    strategy_->begin(ctx_);
+    // A strategy that ranks the space with what other tasks taught it puts the seeds among its
+    // own candidates instead of measuring them first.
+    if (!strategy_->measures_seeds_first()) return;
     for (auto& c : space_->seed_configs()) {
       const bool tried = std::any_of(history_.begin(), history_.end(), [&](const Trial& t) { return t.config == c; });
       if (!tried && space_->admissible(c) && std::find(seeds_.begin(), seeds_.end(), c) == seeds_.end())
         seeds_.push_back(c);
     }
     std::reverse(seeds_.begin(), seeds_.end());  // taken from the back
-    strategy_->begin(ctx_);
   }
 
   std::string strategy() const override { return strategy_->name(); }
@@ -78,6 +83,8 @@ class SpaceProposer : public Proposer {
                     {"config", cfg},
                     {"knobs", space_->describe(cfg)},
                     {"visible", space_->visible_features(cfg)}};
+      if (auto transfer = space_->transfer_features(cfg); !transfer.empty())
+        c.features[kTransferFeature] = std::move(transfer);
       out.push_back(std::move(c));
     }
     return out;
