@@ -51,7 +51,8 @@ int Run::measurements() const {
 Run read_run(const std::string& db_path, const std::string& workload, const std::string& strategy, int seed) {
   Run run{workload, strategy, seed, {}, 0};
   Database db = Database::open(db_path, OpenMode::read_only);
-  for (const auto& t : db.tasks())
+  for (const auto& t : db.tasks()) {
+    if (t.name != workload) continue;  // a warm-started run's database holds other ops' records too
     for (const auto& r : db.records(t.id)) {
       Attempt a;
       a.status = r.status;
@@ -63,6 +64,7 @@ Run read_run(const std::string& db_path, const std::string& workload, const std:
       a.hidden = r.hidden_features;
       run.attempts.push_back(std::move(a));
     }
+  }
   return run;
 }
 

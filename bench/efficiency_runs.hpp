@@ -33,6 +33,7 @@ struct Run {
   int measurements() const;
 };
 
+// The records of the task named `workload` in the database at `db_path`.
 Run read_run(const std::string& db_path, const std::string& workload, const std::string& strategy, int seed);
 
 }  // namespace attune::bench
