@@ -73,19 +73,6 @@ TimedRun tune_logged(const ::bench::Workload& w, const std::string& strategy, in
   return t;
 }
 
-// Appends every task and record of `src` to `dst` (new ids; same traces, features, timings).
-void copy_records(const std::string& src, Database& dst) {
-  const Database from = Database::open(src, OpenMode::read_only);
-  for (const TaskInfo& t : from.tasks()) {
-    const TaskInfo to = dst.get_or_create_task(t.name, t.spec, t.target);
-    for (Record r : from.records(t.id)) {
-      r.id = 0;
-      r.task_id = to.id;
-      dst.insert(r);
-    }
-  }
-}
-
 struct OpResult {
   std::string name, family;
   double best_s = 0;

@@ -58,6 +58,7 @@ struct Args {
   std::string protocol = "baseline";  // or "leave-one-family-out" (transfer_protocol.hpp)
   std::vector<std::string> held_out, train;
   int train_trials = 100;
+  bool warm = false;  // the candidate starts from the baseline's runs on the other workloads
 };
 
 double median(std::vector<double> v) {  // of the values that are not NaN
@@ -110,6 +111,9 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   app.add_option("--threads", a.threads, "threads per CPU kernel (default: all cores)");
   app.add_option("--tol", a.tol, "relative slack when comparing bests (default: 0 for vta, 0.02 for cpu)");
   app.add_option("--dir", a.dir, "where the run databases are kept (finished runs are reused)")->capture_default_str();
+  app.add_flag("--warm", a.warm,
+               "the candidate (ml2) starts each workload from the cross-task models of the baseline's runs on "
+               "every other workload with the same seed (leave one out), in databases of its own");
   app.add_option("--protocol", a.protocol,
                  "baseline: ml2 against a baseline strategy; leave-one-family-out: the cross-task models on ops of "
                  "a family they never saw (ml2 warm vs evolutionary and random cold, and zero-shot)")
@@ -341,10 +345,15 @@ int main(int argc, char** argv) {
     const std::vector<Op> ops = selected_ops(a);
     const std::string target_name = tuning_target_name(a.target);
 
-    std::vector<Job> jobs;
+    std::vector<Job> jobs, warm_jobs;
     for (const auto& op : ops)
       for (const auto& s : a.strategies)
-        for (int seed = 1; seed <= a.seeds; ++seed) jobs.push_back({&op, s, seed, db_path_for(a, op.name, s, seed)});
+        for (int seed = 1; seed <= a.seeds; ++seed) {
+          if (a.warm && s == a.candidate)
+            warm_jobs.push_back({&op, s, seed, db_path_for(a, op.name, s + "-warm", seed)});
+          else
+            jobs.push_back({&op, s, seed, db_path_for(a, op.name, s, seed)});
+        }
     fs::create_directories(fs::path(jobs.front().db).parent_path());
     std::printf(
         "tuning-efficiency: target %s, %zu workloads x %zu strategies x %d seeds, %d attempts each, "
@@ -352,6 +361,22 @@ int main(int argc, char** argv) {
         target_name.c_str(), ops.size(), a.strategies.size(), a.seeds, a.trials, a.jobs, a.dir.c_str());
     std::fflush(stdout);
     run_jobs(jobs, a);
+    if (a.warm) {
+      // Each warm database: the baseline's records of every other workload, same seed.
+      for (const auto& j : warm_jobs) {
+        if (fs::exists(j.db)) continue;
+        const std::string tmp = j.db + ".building";
+        fs::remove(tmp);
+        {
+          Database d = Database::open(tmp);
+          for (const auto& other : ops)
+            if (other.name != j.op->name) copy_records(db_path_for(a, other.name, a.baseline, j.seed), d);
+        }
+        fs::rename(tmp, j.db);
+      }
+      run_jobs(warm_jobs, a);
+      jobs.insert(jobs.end(), warm_jobs.begin(), warm_jobs.end());
+    }
 
     // ---- report ----
     RunsByWorkload runs;

@@ -70,6 +70,7 @@ void CostModel::fit(const FeatureRows& x, const std::vector<float>& y, const std
   }
   if (options.rounds > 0) rounds = options.rounds;
   if (options.max_depth > 0) params["max_depth"] = std::to_string(options.max_depth);
+  if (kind_ == ModelKind::rank && !options.objective.empty()) params["objective"] = options.objective;
   booster_ = xgb::Booster::train(m, params, rounds);
   columns_ = cols;
 }

@@ -28,6 +28,7 @@ using FeatureRows = std::vector<std::vector<float>>;
 struct FitOptions {
   int rounds = 0;
   int max_depth = 0;
+  std::string objective;  // rank only: "" (rank:pairwise) or another XGBoost ranking objective
 };
 
 class CostModel {

@@ -12,9 +12,8 @@
 //      A only from valid measurements (a failure is a label for V, never a zero for P/A).
 // Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
 // trained on every earlier task's records, and uses them until it has kTrustOwn valid
-// measurements of its own; with a transfer P the space's seed configs join P's ranking instead
-// of being measured first. At the end the transfer models are retrained when this run added
-// enough records, and saved.
+// measurements of its own; the transfer P orders the space's seed configs, measured first. At
+// the end the transfer models are retrained when this run added enough records, and saved.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -80,7 +79,20 @@ class Ml2Search final : public Strategy {
       transfer_.reset();
   }
 
-  bool measures_seeds_first() const override { return !(transfer_ && transfer_->p); }
+  // The seeds are still measured first: a model of other op families is a guess about this
+  // one (trained on small ops, it once ranked unparallelized GEMMs first and ml2's own models,
+  // trained on what it proposed, never learnt otherwise), and the seeds are strong and varied.
+  // It decides their order.
+  void order_seeds(const Space& space, std::vector<Config>& seeds) override {
+    if (!transfer_ || !transfer_->p || seeds.size() < 2) return;
+    const std::vector<float> score = transfer_->p->predict(inputs_.transfer_rows(space, seeds));
+    std::vector<std::size_t> idx(seeds.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+    std::vector<Config> ordered;
+    for (std::size_t i : idx) ordered.push_back(seeds[i]);
+    seeds = std::move(ordered);
+  }
 
   // Folds this run's records into the target's transfer models (retrained when enough is new).
   void end(const StrategyContext& ctx) override {
@@ -114,10 +126,6 @@ class Ml2Search final : public Strategy {
     if (p) {
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < 16; ++i) starts.push_back(ok[i]->config);
-      // The seeds are where a model of other tasks starts its walk (they were not measured).
-      if (!measures_seeds_first())
-        for (auto& c : space.seed_configs())
-          if (!seen.count(c) && space.admissible(c)) starts.push_back(std::move(c));
       ranked = anneal(space, p, pool_n, seen, starts, rng, anneal_options_for(space));
     }
     std::vector<Config> random;

@@ -177,9 +177,11 @@ class Strategy {
   virtual void begin(const StrategyContext&) {}
   virtual void end(const StrategyContext&) {}
   // Whether the space's seed configs (Space::seed_configs) are measured before the strategy's
-  // first proposal; asked after begin(). A strategy with a model of other tasks ranks them
-  // with everything else instead (they are a prior; its model may know better).
+  // first proposal; asked after begin(). Zero-shot ranks them with everything else instead.
   virtual bool measures_seeds_first() const { return true; }
+  // The order the seeds are measured in (they arrive in the space's order); a strategy with a
+  // model of other tasks puts the ones it expects to be fastest first.
+  virtual void order_seeds(const Space&, std::vector<Config>& seeds) {}
 };
 
 // Shares a measurement budget among the arms of an armed space (arm_knob() >= 0) by their
