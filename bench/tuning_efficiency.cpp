@@ -93,6 +93,10 @@ struct CandidateVsBaseline {
   int never = 0, pairs = 0;
 };
 
+std::string default_workloads(bool vta) {
+  return std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt");
+}
+
 // The command line into `a`; the exit status when the program should stop here (--help, or
 // an option it cannot read).
 std::optional<int> parse_args(int argc, char** argv, Args& a) {
@@ -135,8 +139,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
 // CPU runs time kernels (one at a time, fewer workloads and strategies, some slack). The
 // baseline and the candidate always run; an unknown strategy fails here, not mid-run.
 void apply_target_defaults(Args& a, bool vta) {
-  if (a.workloads.empty())
-    a.workloads = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt");
+  if (a.workloads.empty()) a.workloads = default_workloads(vta);
   if (a.only.empty() && !vta) a.only = {"gemm_512", "rn50_c2_3x3"};
   if (a.strategies.empty())
     a.strategies = vta ? std::vector<std::string>{"random", "evolutionary", "xgb", "ml2"}
@@ -154,9 +157,7 @@ void apply_target_defaults(Args& a, bool vta) {
 LeaveOneFamilyOut loo_args(const Args& a, bool vta) {
   LeaveOneFamilyOut l;
   l.target = a.target;
-  l.workloads = a.workloads.empty()
-                    ? std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt")
-                    : a.workloads;
+  l.workloads = a.workloads.empty() ? default_workloads(vta) : a.workloads;
   l.held_out = a.held_out.empty() ? std::vector<std::string>{"gemm_512", "rn50_c2_3x3"} : a.held_out;
   l.train = a.train.empty() ? std::vector<std::string>{"gemm_256", "bert_qkv", "bmm_128", "attn_scores", "rn50_c3_3x3",
                                                        "rn50_c4_3x3", "c1d_1", "rn18_nhwc_1x1"}
