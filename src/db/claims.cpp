@@ -112,8 +112,8 @@ namespace db {
 
 std::int64_t next_trial(Connection& c, std::int64_t task_id) {
   Statement st(c,
-               "SELECT MAX(COALESCE((SELECT MAX(trial) FROM records WHERE task_id = ?1), -1), "
-               "COALESCE((SELECT MAX(trial) FROM claims WHERE task_id = ?1), -1)) + 1");
+               "SELECT COALESCE(MAX(trial), -1) + 1 FROM (SELECT trial FROM records WHERE task_id = ?1 "
+               "UNION ALL SELECT trial FROM claims WHERE task_id = ?1) AS t");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
   return st.int64(0);

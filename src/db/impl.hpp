@@ -7,7 +7,7 @@
 
 #include "db/db.hpp"
 #include "db/decode.hpp"
-#include "db/sqlite.hpp"
+#include "db/connection.hpp"
 
 namespace attune {
 

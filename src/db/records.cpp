@@ -69,7 +69,7 @@ std::int64_t Database::insert(const Record& r) {
                "INSERT INTO records(task_id, trace, trace_hash, status, error, times_s, median_s, "
                "max_rel_error, compile_s, features, hidden_features, compiler, flags, strategy, "
                "seed, trial, created_at) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) RETURNING id");
   st.bind(1, r.task_id);
   st.bind(2, std::string_view(r.trace));
   st.bind(3, std::string_view(r.trace_hash));
@@ -87,8 +87,9 @@ std::int64_t Database::insert(const Record& r) {
   st.bind(15, static_cast<std::int64_t>(r.seed));
   st.bind(16, trial);
   st.bind(17, std::string_view(r.created_at.empty() ? utc_now_iso8601() : r.created_at));
-  st.run();
-  const std::int64_t id = impl_->c().last_insert_id();
+  ATTUNE_CHECK(st.step(), "INSERT ... RETURNING returns the row");
+  const std::int64_t id = st.int64(0);
+  st.run();  // the statement ends before the next one starts
   Statement unclaim(impl_->c(), "DELETE FROM claims WHERE task_id = ?1 AND trace_hash = ?2");
   unclaim.bind(1, r.task_id).bind(2, std::string_view(r.trace_hash)).run();
   tx.commit();
@@ -113,7 +114,8 @@ TaskCounts Database::counts(std::int64_t task_id) const {
   // Confirmations re-measure candidates already counted: not attempts of their own.
   Statement st(
       impl_->c(),
-      "SELECT COALESCE(SUM(strategy != 'confirm'), 0), COALESCE(SUM(status = 'ok' AND strategy != 'confirm'), 0), "
+      "SELECT COALESCE(SUM(CASE WHEN strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
+      "COALESCE(SUM(CASE WHEN status = 'ok' AND strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
       "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");

@@ -10,10 +10,13 @@
 #include <string>
 
 #include "db/db.hpp"
-#include "db/sqlite.hpp"
+#include "db/connection.hpp"
 
 namespace attune::db {
 
 std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode);
+// The same for a PostgreSQL database (schema_postgres.cpp): a database with tables but no
+// attune meta is refused untouched; an empty one gets the schema when opened for writing.
+std::unique_ptr<Connection> open_postgres(const std::string& url, OpenMode mode);
 
 }  // namespace attune::db
