@@ -105,6 +105,13 @@ std::optional<ModelBlob> Database::latest_model(const std::string& target, const
   return ModelBlob{st.int64(0), st.text(1), st.text(2), st.blob(3), st.text(4)};
 }
 
+std::vector<ModelBlob> Database::models() const {
+  Statement st(impl_->c(), "SELECT id, target, kind, blob, created_at FROM models ORDER BY id");
+  std::vector<ModelBlob> out;
+  while (st.step()) out.push_back(ModelBlob{st.int64(0), st.text(1), st.text(2), st.blob(3), st.text(4)});
+  return out;
+}
+
 // ---- time ---------------------------------------------------------------------------------
 
 std::string utc_now_iso8601() {

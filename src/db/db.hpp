@@ -204,6 +204,7 @@ class Database {
   // ---- cost models ----
   std::int64_t save_model(const std::string& target, const std::string& kind, const std::string& blob);
   std::optional<ModelBlob> latest_model(const std::string& target, const std::string& kind) const;
+  std::vector<ModelBlob> models() const;  // every cost model, by id
 
   // Every record as one JSON object per line, by id, with its task's name, spec and target.
   void export_jsonl(std::ostream& out) const;
@@ -213,6 +214,24 @@ class Database {
   explicit Database(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// What copy_database() did.
+struct CopySummary {
+  std::int64_t tasks = 0;            // tasks of src (each found or created in dst)
+  std::int64_t records = 0;          // records written to dst
+  std::int64_t records_present = 0;  // records of src that dst already had
+  std::int64_t models = 0;           // cost models written to dst
+  std::int64_t models_present = 0;   // cost models of src that dst already had
+};
+
+// Merges every task, record and cost model of `src` into `dst` (`attune db copy`), between
+// SQLite files and PostgreSQL databases alike. Tasks are matched by spec and target; records
+// keep their trial numbers, timings and timestamps (their ids are dst's). A record dst already
+// has (same task, trace, trial and creation time), or a model (same target, kind and bytes),
+// is not written again, so an interrupted copy is finished by running it again. Models are
+// written in src's order, so the latest of a kind stays the latest.
+// Claims are not copied: they belong to runs of the source.
+CopySummary copy_database(const Database& src, Database& dst);
 
 // The hash that identifies a task: content_hash over spec and target, length-delimited.
 std::string task_hash(std::string_view spec, std::string_view target);

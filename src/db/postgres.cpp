@@ -96,6 +96,10 @@ PgConnection::PgConnection(const std::string& url) : shown_(redact_url(url)) {
     throw Error(shown_ + ": invalid connection string: " + why);
   }
   PQconninfoFree(opts);
+  // A password in the URL would show in process lists, shell histories and job files.
+  if (shown_ != url)
+    throw Error(shown_ + ": a password in the URL would show in process lists and logs: give it in PGPASSWORD "
+                         "or ~/.pgpass");
   // Earlier keywords are defaults the URL may override; a server that does not answer must
   // not hang a worker for ever.
   const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
