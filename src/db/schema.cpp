@@ -85,6 +85,25 @@ CREATE TABLE claims (
 );
 CREATE INDEX claims_by_owner ON claims(owner);
 )sql",
+    // 3: jobs, the queue of distributed measurement (queue.cpp). The search side enqueues the
+    // traces it has claimed; workers on other machines take them under a lease (lease_until,
+    // milliseconds since 1970 by the database's clock), and end each with exactly one record.
+    R"sql(
+CREATE TABLE jobs (
+  id          INTEGER PRIMARY KEY,
+  task_id     INTEGER NOT NULL REFERENCES tasks(id),
+  trace_hash  TEXT NOT NULL,
+  device_key  TEXT NOT NULL,
+  request     TEXT NOT NULL,
+  state       TEXT NOT NULL,
+  lease_owner TEXT NOT NULL,
+  lease_until INTEGER NOT NULL,
+  attempts    INTEGER NOT NULL,
+  record_id   INTEGER REFERENCES records(id),
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX jobs_by_state ON jobs(state, device_key, id);
+)sql",
 };
 static_assert(std::size(kMigrations) == kDbSchemaVersion - 1, "one migration per version after the first");
 
