@@ -37,6 +37,7 @@ struct TuneArgs {
   int confirm_top = TuneOptions{}.confirm_top;
   int confirm_runs = TuneOptions{}.confirm_runs;
   std::string max_memory;  // "": half of physical memory
+  std::string workers = "local";
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -111,6 +112,7 @@ TuneOptions tune_options(const TuneArgs& a, const std::string& target) {
   o.max_mappings = a.max_mappings;
   o.confirm_top = a.confirm_top;
   o.confirm_runs = a.confirm_runs;
+  o.workers = a.workers;
   return o;
 }
 
@@ -131,7 +133,7 @@ void print_json_summary(const Op& op, const std::string& target_name, const Tune
                       {"elapsed_s", r.elapsed_s},
                       {"candidates_per_minute", r.candidates_per_minute},
                       {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
-                      {"db", a.db},
+                      {"db", r.db},
                       {"task_id", r.task_id},
                       {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
   if (!r.arms.empty()) {
@@ -164,7 +166,7 @@ void print_text_summary(const Op& op, const std::string& target_name, const Tune
               << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
   std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
             << format_duration(r.elapsed_s) << "\n"
-            << "database  " << a.db << std::endl;
+            << "database  " << r.db << std::endl;
   if (r.interrupted)
     std::cout << "stopped   by " << signal_name(r.interrupted)
               << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
@@ -232,6 +234,10 @@ void add_tune_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--confirm-runs", args->confirm_runs, "re-measurements of each of them")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--workers", args->workers,
+                  "where candidates are measured: local, or remote (jobs in the database for `attune worker`s)")
+      ->check(CLI::IsMember({"local", "remote"}))
       ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->add_option("--max-memory", args->max_memory,

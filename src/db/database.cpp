@@ -112,6 +112,10 @@ std::vector<ModelBlob> Database::models() const {
   return out;
 }
 
+std::string database_display_name(const std::string& path_or_url) {
+  return db::is_postgres_url(path_or_url) ? db::redact_url(path_or_url) : path_or_url;
+}
+
 // ---- time ---------------------------------------------------------------------------------
 
 std::string utc_now_iso8601() {

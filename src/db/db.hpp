@@ -278,6 +278,9 @@ struct CopySummary {
 // Claims are not copied: they belong to runs of the source.
 CopySummary copy_database(const Database& src, Database& dst);
 
+// How messages name a database: the path, or a postgresql:// URL without any password.
+std::string database_display_name(const std::string& path_or_url);
+
 // The hash that identifies a task: content_hash over spec and target, length-delimited.
 std::string task_hash(std::string_view spec, std::string_view target);
 // Now, as ISO-8601 UTC with milliseconds: "2025-01-31T12:34:56.789Z".

@@ -147,7 +147,7 @@ class Loop {
       Measurement m;
       m.status = b.status;
       m.error = b.error;
-      record(c, b, m, b.hidden, /*measured=*/factor == 1);
+      record(c, b, m, b.hidden, /*measured=*/factor == 1, /*recorded=*/false);
     };
     std::vector<const Candidate*> to_build;
     for (const auto& c : cands) {
@@ -203,8 +203,13 @@ class Loop {
       const std::size_t k = chosen.at(j);
       ran[k] = true;
       ++res_.measured;
-      record(*ok_cands[k], *ok_built[k], m, hidden, true);
+      record(*ok_cands[k], *ok_built[k], m, hidden, true, p_.runner->records_itself());
     };
+    ctx.record_of = [&](std::size_t j) {
+      const std::size_t k = chosen.at(j);
+      return make_record(*ok_cands[k], *ok_built[k], Measurement{}, nlohmann::json(), true);
+    };
+    ctx.claim_owner = owner_;
     p_.runner->run(batch, ctx);
     // Built but never run (not chosen, or the time ran out): free to come back later.
     for (std::size_t k = 0; k < ok_built.size(); ++k) {
@@ -215,7 +220,9 @@ class Loop {
     }
   }
 
-  void record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden, bool measured) {
+  // The record of an attempt, numbered by its claim.
+  Record make_record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden,
+                     bool measured) const {
     Record r;
     r.task_id = task_.id;
     r.trace = c.trace_text;
@@ -232,8 +239,14 @@ class Loop {
     const auto claimed = trial_of_.find(c.trace_hash);
     ATTUNE_CHECK(claimed != trial_of_.end(), "a candidate is claimed before it is recorded");
     r.trial = claimed->second;
-    db_.insert(r);  // ends the claim
-    trial_of_.erase(claimed);
+    return r;
+  }
+
+  // Records an attempt (unless its runner already has: `recorded`) and counts it.
+  void record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden, bool measured,
+              bool recorded) {
+    if (!recorded) db_.insert(make_record(c, b, m, hidden, measured));  // ends the claim
+    trial_of_.erase(c.trace_hash);
     ++counts_.trials;
     if (m.ok()) {
       ++counts_.valid;
