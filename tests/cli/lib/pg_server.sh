@@ -52,3 +52,35 @@ pg_url() { echo "postgresql://attune@/$1?host=$PG_DIR&port=5432"; }
 pg_admin() {
   pg_as_owner "$(pg_bin psql)" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p 5432 -U attune -d postgres -c "$1" > /dev/null
 }
+
+# Prints the result of SQL on database DB, unaligned, one row a line.
+pg_query() {
+  pg_as_owner "$(pg_bin psql)" -X -q -At -v ON_ERROR_STOP=1 -h "$PG_DIR" -p 5432 -U attune -d "$1" -c "$2"
+}
+
+# Waits up to $3 seconds (default 60) until pg_query DB SQL prints something other than 0.
+pg_wait_for() {
+  local deadline=$(( $(date +%s) + ${3:-60} ))
+  until [ "$(pg_query "$1" "$2" 2>/dev/null || echo 0)" != "0" ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "timed out waiting for: $2" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+# The exactly-once check of a queue: every job is done, each with its own record, every record
+# of the database ended a job, and no trace or trial number is recorded twice.
+pg_check_exactly_once() {
+  local db=$1 jobs records
+  jobs=$(pg_query "$db" "SELECT count(*) FROM jobs")
+  records=$(pg_query "$db" "SELECT count(*) FROM records")
+  [ "$(pg_query "$db" "SELECT count(*) FROM jobs WHERE state <> 'done'")" -eq 0 ] ||
+    { echo "jobs not done: $(pg_query "$db" "SELECT id, state, attempts FROM jobs WHERE state <> 'done'")" >&2; return 1; }
+  [ "$jobs" -eq "$records" ] || { echo "$jobs jobs enqueued but $records records written" >&2; return 1; }
+  [ "$(pg_query "$db" "SELECT count(DISTINCT record_id) FROM jobs")" -eq "$jobs" ] ||
+    { echo "a record ends two jobs" >&2; return 1; }
+  [ "$(pg_query "$db" "SELECT count(DISTINCT (task_id, trace_hash)) FROM records")" -eq "$records" ] ||
+    { echo "a trace was recorded twice" >&2; return 1; }
+  [ "$(pg_query "$db" "SELECT count(DISTINCT (task_id, trial)) FROM records")" -eq "$records" ] ||
+    { echo "a trial number was given twice" >&2; return 1; }
+  [ "$(pg_query "$db" "SELECT count(*) FROM claims")" -eq 0 ] || { echo "claims outlived their jobs" >&2; return 1; }
+}
