@@ -36,8 +36,9 @@ void log_line(const WorkerOptions& o, const std::string& line) {
 
 // Sleeps up to `s` seconds, waking early for a stop request.
 void nap(const WorkerOptions& o, double s) {
-  const auto until = Clock::now() + std::chrono::duration<double>(s);
-  while (Clock::now() < until && !stopping(o)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  while (Clock::now() < until && !stopping(o))
+    std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
 }
 
 // The connection, reopened with backoff (0.1 s doubling to 5 s) after the server went away.
@@ -194,6 +195,9 @@ WorkerSummary run_worker(const WorkerOptions& o) {
   const auto lease_ms = static_cast<std::int64_t>(o.lease_s * 1000);
   std::map<std::int64_t, std::unique_ptr<TaskParts>> parts;  // by task id
   auto idle_since = Clock::now();
+  // An empty queue is looked at again after 2 ms, doubling up to poll_s: the search side
+  // enqueues its next round as soon as a round's results are in.
+  double idle_wait = 0.002;
   std::string key_list;
   for (const auto& k : keys) key_list += (key_list.empty() ? "" : ", ") + k;
   log_line(o, "serving " + key_list + " from " + conn.get().path());
@@ -205,9 +209,11 @@ WorkerSummary run_worker(const WorkerOptions& o) {
       if (o.exit_when_idle_s > 0 &&
           std::chrono::duration<double>(Clock::now() - idle_since).count() >= o.exit_when_idle_s)
         break;
-      nap(o, o.poll_s);
+      nap(o, idle_wait);
+      idle_wait = std::min(idle_wait * 2, o.poll_s);
       continue;
     }
+    idle_wait = 0.002;
     const Job& j = **job;
     std::optional<Record> rec;
     {

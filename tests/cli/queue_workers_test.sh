@@ -46,6 +46,29 @@ grep -q "^worker: 0 jobs recorded, 0 released" "$tmp/idle.log" || { cat "$tmp/id
 # `best` reads the shared database as it reads a file.
 "$attune" best "$spec" --target vta --db "$url" --json | grep -q '"status":"ok"'
 
+# A worker under the grants docs/shared-database.md gives workers: it records its jobs, and
+# its role can neither delete records nor change the schema.
+pg_query q "CREATE ROLE attune_worker LOGIN;
+  GRANT SELECT ON meta, tasks, records, jobs, claims TO attune_worker;
+  GRANT INSERT ON records TO attune_worker;
+  GRANT UPDATE (state, lease_owner, lease_until, attempts, record_id) ON jobs TO attune_worker;
+  GRANT DELETE ON claims TO attune_worker" > /dev/null
+worker_url="postgresql://attune_worker@/q?host=$PG_DIR&port=5432"
+"$attune" worker --db "$worker_url" --device-key vta --exit-when-idle 3 > "$tmp/role.log" 2>&1 &
+pids+=($!)
+"$attune" tune "$spec" --target vta --trials 40 --db "$url" --workers remote > /dev/null 2> "$tmp/tune2.err" ||
+  { cat "$tmp/tune2.err" "$tmp/role.log" >&2; exit 1; }
+wait "${pids[0]}" || { cat "$tmp/role.log" >&2; exit 1; }
+pids=()
+grep -q "^worker: 10 jobs recorded" "$tmp/role.log" || { cat "$tmp/role.log" >&2; exit 1; }
+pg_check_exactly_once q
+if pg_query_as attune_worker q "DELETE FROM records" 2> /dev/null; then echo "a worker deleted records" >&2; exit 1; fi
+if pg_query_as attune_worker q "DROP TABLE jobs" 2> /dev/null; then echo "a worker dropped a table" >&2; exit 1; fi
+if pg_query_as attune_worker q "UPDATE records SET median_s = 0" 2> /dev/null; then
+  echo "a worker changed a record" >&2
+  exit 1
+fi
+
 # One-line errors; the password is never printed.
 expect_one_line_error() {  # PATTERN CMD...
   local pattern=$1

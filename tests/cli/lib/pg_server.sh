@@ -53,9 +53,12 @@ pg_admin() {
   pg_as_owner "$(pg_bin psql)" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p 5432 -U attune -d postgres -c "$1" > /dev/null
 }
 
-# Prints the result of SQL on database DB, unaligned, one row a line.
+# Prints the result of SQL on database DB, unaligned, one row a line (pg_query_as: as ROLE).
 pg_query() {
-  pg_as_owner "$(pg_bin psql)" -X -q -At -v ON_ERROR_STOP=1 -h "$PG_DIR" -p 5432 -U attune -d "$1" -c "$2"
+  pg_query_as attune "$@"
+}
+pg_query_as() {
+  pg_as_owner "$(pg_bin psql)" -X -q -At -v ON_ERROR_STOP=1 -h "$PG_DIR" -p 5432 -U "$1" -d "$2" -c "$3"
 }
 
 # Waits up to $3 seconds (default 60) until pg_query DB SQL prints something other than 0.
