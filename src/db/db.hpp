@@ -1,10 +1,13 @@
 // db/db.hpp — the tuning database: every attempt, its trace, status, timings and features.
 //
-// One SQLite file (by default `attune.db`; the CLI chooses it with --db) holds
+// One SQLite file (by default `attune.db`; the CLI chooses it with --db), or a PostgreSQL
+// database that many machines share (--db postgresql://USER@HOST/DB; docs/shared-database.md),
+// holds
 //   tasks    one row per (canonical spec, target); `hash` is content_hash of the pair, unique
 //   records  one row per measured candidate, committed the moment it is inserted
 //   models   cost-model blobs (validity V, performance P / A), per target, for later stages
 //   claims   the traces tuning runs are building and measuring now, with their trial numbers
+//   jobs     the queue of distributed measurement: candidates for `attune worker`s (queue.cpp)
 //   meta     schema_version (older versions are migrated when opened for writing)
 // Each insert is its own transaction in WAL mode with synchronous=FULL, so a tuning process
 // killed at any instant (even SIGKILL) loses no record whose insert had returned. A write that

@@ -8,7 +8,7 @@
 // tune (the C compiler and the isolated attune-worker; the VTA compiler and simulator), then
 // writes the record and ends the job in one transaction (Database::complete_job). Models and
 // search state never leave the search side. See docs/shared-database.md.
-// Tests: tests/search/remote_test.cpp, tests/cli/queue_*_test.sh.
+// Tests: tests/search/remote_test.cpp, tests/db/queue_test.cpp, tests/cli/queue_*_test.sh.
 #pragma once
 
 #include <atomic>
