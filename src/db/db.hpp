@@ -139,7 +139,7 @@ struct HistoryPoint {
 };
 
 // A measurement job of the queue, as a worker takes it.
-struct Job {
+struct QueueJob {
   std::int64_t id = 0;
   std::int64_t task_id = 0;
   std::string trace_hash;
@@ -235,7 +235,7 @@ class Database {
   // The oldest job for one of `device_keys` that is queued, or claimed under a lease that has
   // expired, now `worker`'s for `lease_ms` milliseconds (by the database's clock); nullopt when
   // there is none.
-  std::optional<Job> claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
+  std::optional<QueueJob> claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
                                std::int64_t lease_ms);
   // Extends the lease; false when the job is no longer `worker`'s.
   bool renew_lease(std::int64_t job_id, const std::string& worker, std::int64_t lease_ms);

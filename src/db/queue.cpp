@@ -54,7 +54,7 @@ std::int64_t Database::enqueue(std::int64_t task_id, const std::string& trace_ha
   return id;
 }
 
-std::optional<Job> Database::claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
+std::optional<QueueJob> Database::claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
                                        std::int64_t lease_ms) {
   impl_->require_writable("take a job");
   if (device_keys.empty()) return std::nullopt;
@@ -74,8 +74,8 @@ std::optional<Job> Database::claim_job(const std::vector<std::string>& device_ke
   st.bind(1, std::string_view(worker)).bind(2, lease_ms);
   for (std::size_t i = 0; i < device_keys.size(); ++i)
     st.bind(static_cast<int>(i + 3), std::string_view(device_keys[i]));
-  std::optional<Job> out;
-  if (st.step()) out = Job{st.int64(0), st.int64(1), st.text(2), st.text(3), st.text(4), st.int64(5)};
+  std::optional<QueueJob> out;
+  if (st.step()) out = QueueJob{st.int64(0), st.int64(1), st.text(2), st.text(3), st.text(4), st.int64(5)};
   st.run();
   tx.commit();
   return out;

@@ -214,7 +214,7 @@ WorkerSummary run_worker(const WorkerOptions& o) {
       continue;
     }
     idle_wait = 0.002;
-    const Job& j = **job;
+    const QueueJob& j = **job;
     std::optional<Record> rec;
     {
       const LeaseKeeper lease(o, j.id, me);

@@ -15,7 +15,7 @@ ATTUNE_ON_BOTH_BACKENDS(DbQueue);
 
 using Outcome = Claim::Outcome;
 
-Record record_for(const Job& j, std::int64_t trial) {
+Record record_for(const QueueJob& j, std::int64_t trial) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(j.id));
   Record r = testing::random_record(rng, j.task_id, trial);
   r.trace_hash = j.trace_hash;
