@@ -61,10 +61,12 @@ pg_query_as() {
   pg_as_owner "$(pg_bin psql)" -X -q -At -v ON_ERROR_STOP=1 -h "$PG_DIR" -p 5432 -U "$1" -d "$2" -c "$3"
 }
 
-# Waits up to $3 seconds (default 60) until pg_query DB SQL prints something other than 0.
+# Waits up to $3 seconds (default 60) until pg_query DB SQL prints something other than 0
+# (a count; write conditions as counts too: "SELECT count(*) ... HAVING count(*) >= 5").
 pg_wait_for() {
   local deadline=$(( $(date +%s) + ${3:-60} ))
-  until [ "$(pg_query "$1" "$2" 2>/dev/null || echo 0)" != "0" ]; do
+  local v
+  until v=$(pg_query "$1" "$2" 2> /dev/null) && [ -n "$v" ] && [ "$v" != "0" ]; do
     [ "$(date +%s)" -lt "$deadline" ] || { echo "timed out waiting for: $2" >&2; return 1; }
     sleep 0.1
   done
