@@ -162,8 +162,8 @@ int run_copy(const CopyArgs& a) {
   const Database src = Database::open(a.src, OpenMode::read_only);
   Database dst = Database::open(a.dst, OpenMode::read_write_create);
   const CopySummary s = copy_database(src, dst);
-  std::cout << "copied " << s.records << " records of " << s.tasks << " tasks and " << s.models
-            << " cost models from " << src.path() << " to " << dst.path();
+  std::cout << "copied " << s.records << " records of " << s.tasks << " tasks and " << s.models << " cost models from "
+            << src.path() << " to " << dst.path();
   if (s.records_present || s.models_present)
     std::cout << " (" << s.records_present << " records and " << s.models_present << " models were there already)";
   std::cout << std::endl;

@@ -63,12 +63,15 @@ int run_worker_command(const WorkerArgs& a) {
 
 void add_worker_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<WorkerArgs>();
-  auto* sub = app.add_subcommand("worker", "Build and measure the jobs that `tune --workers remote` puts in the database");
-  sub->add_option("--db", args->db, "the shared database: postgresql://USER@HOST/DB (password: PGPASSWORD or ~/.pgpass)")
+  auto* sub =
+      app.add_subcommand("worker", "Build and measure the jobs that `tune --workers remote` puts in the database");
+  sub->add_option("--db", args->db,
+                  "the shared database: postgresql://USER@HOST/DB (password: PGPASSWORD or ~/.pgpass)")
       ->required();
   sub->add_option("--device-key", args->device_keys,
                   "serve jobs of this target (repeatable; default: this machine's cpu target and vta)");
-  sub->add_option("--max-jobs", args->max_jobs, "stop after this many jobs (0: no limit)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--max-jobs", args->max_jobs, "stop after this many jobs (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--lease", args->lease_s, "seconds a job is held without renewal before another worker may take it")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();

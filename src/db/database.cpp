@@ -88,8 +88,7 @@ std::vector<TaskInfo> Database::tasks() const {
 
 std::int64_t Database::save_model(const std::string& target, const std::string& kind, const std::string& blob) {
   impl_->require_writable("save a model");
-  Statement st(impl_->c(),
-               "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id");
+  Statement st(impl_->c(), "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id");
   st.bind(1, std::string_view(target)).bind(2, std::string_view(kind));
   st.bind_blob(3, blob).bind(4, std::string_view(utc_now_iso8601()));
   ATTUNE_CHECK(st.step(), "INSERT ... RETURNING returns the row");

@@ -143,8 +143,8 @@ struct QueueJob {
   std::int64_t id = 0;
   std::int64_t task_id = 0;
   std::string trace_hash;
-  std::string device_key;  // which workers may take it: the task's target ("x86_avx2", "vta")
-  std::string request;     // the search side's JSON: the record to write, less its measurement
+  std::string device_key;     // which workers may take it: the task's target ("x86_avx2", "vta")
+  std::string request;        // the search side's JSON: the record to write, less its measurement
   std::int64_t attempts = 0;  // times taken, this one included
 };
 
@@ -236,7 +236,7 @@ class Database {
   // expired, now `worker`'s for `lease_ms` milliseconds (by the database's clock); nullopt when
   // there is none.
   std::optional<QueueJob> claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
-                               std::int64_t lease_ms);
+                                    std::int64_t lease_ms);
   // Extends the lease; false when the job is no longer `worker`'s.
   bool renew_lease(std::int64_t job_id, const std::string& worker, std::int64_t lease_ms);
   // In one transaction: inserts `r` and ends the job with it. nullopt, and nothing written,

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "db/connection.hpp"
 #include "db/db.hpp"
 #include "db/decode.hpp"
-#include "db/connection.hpp"
 
 namespace attune {
 

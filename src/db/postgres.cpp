@@ -98,8 +98,9 @@ PgConnection::PgConnection(const std::string& url) : shown_(redact_url(url)) {
   PQconninfoFree(opts);
   // A password in the URL would show in process lists, shell histories and job files.
   if (shown_ != url)
-    throw Error(shown_ + ": a password in the URL would show in process lists and logs: give it in PGPASSWORD "
-                         "or ~/.pgpass");
+    throw Error(shown_ +
+                ": a password in the URL would show in process lists and logs: give it in PGPASSWORD "
+                "or ~/.pgpass");
   // Earlier keywords are defaults the URL may override; a server that does not answer must
   // not hang a worker for ever.
   const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};

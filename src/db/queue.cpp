@@ -55,7 +55,7 @@ std::int64_t Database::enqueue(std::int64_t task_id, const std::string& trace_ha
 }
 
 std::optional<QueueJob> Database::claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
-                                       std::int64_t lease_ms) {
+                                            std::int64_t lease_ms) {
   impl_->require_writable("take a job");
   if (device_keys.empty()) return std::nullopt;
   db::Connection& c = impl_->c();
@@ -63,12 +63,12 @@ std::optional<QueueJob> Database::claim_job(const std::vector<std::string>& devi
   // Placeholders only: the keys are bound, never spliced into the SQL.
   std::string keys;
   for (std::size_t i = 0; i < device_keys.size(); ++i) keys += (i ? ", ?" : "?") + std::to_string(i + 3);
-  const std::string sql =
-      "UPDATE jobs SET state = 'claimed', lease_owner = ?1, lease_until = " + now +
-      " + ?2, attempts = attempts + 1 WHERE id = (SELECT id FROM jobs WHERE device_key IN (" + keys +
-      ") AND (state = 'queued' OR (state = 'claimed' AND lease_until < " + now + ")) ORDER BY id LIMIT 1" +
-      (c.backend() == db::Backend::postgres ? " FOR UPDATE SKIP LOCKED" : "") +
-      ") RETURNING id, task_id, trace_hash, device_key, request, attempts";
+  const std::string sql = "UPDATE jobs SET state = 'claimed', lease_owner = ?1, lease_until = " + now +
+                          " + ?2, attempts = attempts + 1 WHERE id = (SELECT id FROM jobs WHERE device_key IN (" +
+                          keys + ") AND (state = 'queued' OR (state = 'claimed' AND lease_until < " + now +
+                          ")) ORDER BY id LIMIT 1" +
+                          (c.backend() == db::Backend::postgres ? " FOR UPDATE SKIP LOCKED" : "") +
+                          ") RETURNING id, task_id, trace_hash, device_key, request, attempts";
   db::Transaction tx(c, /*exclusive=*/false);
   Statement st(c, sql.c_str());
   st.bind(1, std::string_view(worker)).bind(2, lease_ms);

@@ -123,11 +123,10 @@ std::set<std::string> Database::known_trace_hashes(std::int64_t task_id) const {
 
 TaskCounts Database::counts(std::int64_t task_id) const {
   // Confirmations re-measure candidates already counted: not attempts of their own.
-  Statement st(
-      impl_->c(),
-      "SELECT COALESCE(SUM(CASE WHEN strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
-      "COALESCE(SUM(CASE WHEN status = 'ok' AND strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
-      "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
+  Statement st(impl_->c(),
+               "SELECT COALESCE(SUM(CASE WHEN strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
+               "COALESCE(SUM(CASE WHEN status = 'ok' AND strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
+               "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
   return TaskCounts{st.int64(0), st.int64(1), st.int64(2)};

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "db/db.hpp"
 #include "db/connection.hpp"
+#include "db/db.hpp"
 
 namespace attune::db {
 

@@ -121,6 +121,8 @@ class SqliteCursor final : public Cursor {
 
 }  // namespace
 
-std::unique_ptr<Cursor> SqliteConnection::prepare(const char* sql) { return std::make_unique<SqliteCursor>(*this, sql); }
+std::unique_ptr<Cursor> SqliteConnection::prepare(const char* sql) {
+  return std::make_unique<SqliteCursor>(*this, sql);
+}
 
 }  // namespace attune::db

@@ -171,7 +171,7 @@ LibgenResult generate_library(const LibgenOptions& o) {
   lib.flags = library_flags(target);
   // A file by its name; a shared database by its URL (which never holds a password).
   lib.db_name = o.db_path.find("://") != std::string::npos ? database_display_name(o.db_path)
-                                                            : fs::path(o.db_path).filename().string();
+                                                           : fs::path(o.db_path).filename().string();
   lib.generated_at = utc_now_iso8601();
   std::set<std::string> used = reserved_names(o.name);
   for (const auto& [task, best] : tasks) lib.kernels.push_back(make_kernel(lib, target, task, best, used));

@@ -268,8 +268,8 @@ WorkerSummary run_worker(const WorkerOptions& o) {
     if (id && *id) {
       ++s.done;
       log_line(o, "job " + std::to_string(j.id) + " (task " + std::to_string(j.task_id) + ", trial " +
-                      std::to_string(rec->trial) + ", attempt " + std::to_string(j.attempts) + "): " +
-                      std::string(status_name(rec->status)) + ", record " + std::to_string(**id));
+                      std::to_string(rec->trial) + ", attempt " + std::to_string(j.attempts) +
+                      "): " + std::string(status_name(rec->status)) + ", record " + std::to_string(**id));
     } else {
       ++s.lost;
       log_line(o, "job " + std::to_string(j.id) + ": its lease passed to another worker; not recorded");

@@ -72,8 +72,8 @@ class RemoteRunner : public Runner {
     std::vector<std::pair<std::size_t, std::int64_t>> pending;  // batch index, job id
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const Record r = ctx.record_of(i);
-      pending.emplace_back(i, db_.enqueue(task_.id, r.trace_hash, key_, job_request(r, threads_, seed_),
-                                          ctx.claim_owner));
+      pending.emplace_back(i,
+                           db_.enqueue(task_.id, r.trace_hash, key_, job_request(r, threads_, seed_), ctx.claim_owner));
     }
     // Results as workers finish them, in any order. Polled: from 2 ms (a queue of fast
     // simulator jobs) up to 100 ms while nothing finishes.

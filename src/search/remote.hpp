@@ -36,20 +36,20 @@ struct JobRequest {
 JobRequest parse_job_request(const std::string& text, std::int64_t job_id);
 
 struct WorkerOptions {
-  std::string db;                        // a postgresql:// URL or an SQLite file
-  std::vector<std::string> device_keys;  // empty: this machine's CPU target and "vta"
-  int max_jobs = 0;                      // stop after this many jobs (0: no limit)
-  double lease_s = 60;                   // lease of a job; renewed every third of it
-  double poll_s = 0.2;                   // idle: how often to look for a job
-  double exit_when_idle_s = 0;           // stop after this long without a job (0: never)
+  std::string db;                           // a postgresql:// URL or an SQLite file
+  std::vector<std::string> device_keys;     // empty: this machine's CPU target and "vta"
+  int max_jobs = 0;                         // stop after this many jobs (0: no limit)
+  double lease_s = 60;                      // lease of a job; renewed every third of it
+  double poll_s = 0.2;                      // idle: how often to look for a job
+  double exit_when_idle_s = 0;              // stop after this long without a job (0: never)
   const std::atomic<bool>* stop = nullptr;  // set (by SIGTERM): finish or release the job, then end
   std::ostream* log = nullptr;              // one line per job and per reconnection
 };
 
 struct WorkerSummary {
-  int done = 0;       // jobs ended with a record by this worker
-  int lost = 0;       // jobs whose lease passed to another worker before they were recorded
-  int released = 0;   // jobs given back (stopped mid-measurement)
+  int done = 0;      // jobs ended with a record by this worker
+  int lost = 0;      // jobs whose lease passed to another worker before they were recorded
+  int released = 0;  // jobs given back (stopped mid-measurement)
   int reconnects = 0;
 };
 

@@ -80,8 +80,9 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   const bool remote = o.workers == "remote";
   if (!remote && o.workers != "local") throw Error("--workers '" + o.workers + "': expected local or remote");
   if (remote && o.strategy == "ml2")
-    throw Error("--workers remote: strategy ml2 builds its candidates here to choose among them; use random, "
-                "evolutionary or xgb");
+    throw Error(
+        "--workers remote: strategy ml2 builds its candidates here to choose among them; use random, "
+        "evolutionary or xgb");
 
   // The space and strategy first: bad options are refused before the database is touched.
   std::unique_ptr<Space> space;

@@ -152,12 +152,11 @@ inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return info.param == Backend::sqlite ? "sqlite" : "postgres";
 }
 
-#define ATTUNE_ON_BOTH_BACKENDS(Suite)                                                                    \
-  class Suite : public ::attune::testing::OnBothBackends {};                                              \
-  INSTANTIATE_TEST_SUITE_P(Backends, Suite,                                                               \
-                           ::testing::Values(::attune::testing::Backend::sqlite,                          \
-                                             ::attune::testing::Backend::postgres),                       \
-                           ::attune::testing::backend_name)
+#define ATTUNE_ON_BOTH_BACKENDS(Suite)                                                                              \
+  class Suite : public ::attune::testing::OnBothBackends {};                                                        \
+  INSTANTIATE_TEST_SUITE_P(                                                                                         \
+      Backends, Suite, ::testing::Values(::attune::testing::Backend::sqlite, ::attune::testing::Backend::postgres), \
+      ::attune::testing::backend_name)
 
 inline constexpr const char* kGemmSpec =
     "tensor A[4, 4] f32\ntensor B[4, 4] f32\ntensor C[4, 4] f32\nC[m, n] += A[m, k] * B[k, n]\n";

@@ -11,13 +11,13 @@
 // `pwuser` must give the password "right" (scram-sha-256), for the tests of a refused password.
 #pragma once
 
+#include <fcntl.h>
+#include <grp.h>
 #include <libpq-fe.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -84,8 +84,8 @@ class PgServer {
   void start() {
     if (pid_ > 0) return;
     pid_ = spawn({bin("postgres"), "-D", dir_ + "/data", "-k", dir_, "-p", std::to_string(kPort), "-c",
-                  "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c",
-                  "full_page_writes=off", "-c", "max_connections=60", "-c", "shared_buffers=16MB"},
+                  "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                  "-c", "max_connections=60", "-c", "shared_buffers=16MB"},
                  dir_ + "/server.log", true);
     for (int i = 0; i < 600; ++i) {
       if (PQping(url("postgres").c_str()) == PQPING_OK) return;

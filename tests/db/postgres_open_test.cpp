@@ -83,8 +83,8 @@ TEST(DbPostgresOpen, AnUnknownSchemaVersionIsRefused) {
   Database::open(url);
   const std::string name = url.substr(url.find("@/") + 2, url.find('?') - url.find("@/") - 2);
   server.admin("UPDATE meta SET value = '99' WHERE key = 'schema_version'", name);
-  EXPECT_EQ(open_error(url), url + ": unsupported schema_version 99 (this attune reads 1 to " +
-                                 std::to_string(kDbSchemaVersion) + ")");
+  EXPECT_EQ(open_error(url),
+            url + ": unsupported schema_version 99 (this attune reads 1 to " + std::to_string(kDbSchemaVersion) + ")");
 }
 
 TEST(DbPostgresOpen, APasswordFromTheEnvironmentIsUsed) {

@@ -62,7 +62,7 @@ TEST_P(DbQueue, AJobCarriesItsClaimAndEndsAsOneRecord) {
   ASSERT_TRUE(rec);
   EXPECT_EQ(db.job_record(id), rec);
   EXPECT_EQ(db.record(*rec)->trial, trial);
-  EXPECT_EQ(db.claims(task), 0);  // the record ended the claim
+  EXPECT_EQ(db.claims(task), 0);                                     // the record ended the claim
   EXPECT_FALSE(db.complete_job(id, "w1", record_for(*job, trial)));  // done once
   EXPECT_EQ(db.records(task).size(), 1u);
   const QueueCounts q = db.queue_counts();
