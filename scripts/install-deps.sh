@@ -7,11 +7,13 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
-  libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev libpq-dev libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev libomp-dev binutils
   libtorch-dev
   libopenblas-dev libblis-dev libdnnl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
+  # tests only: the private PostgreSQL servers of the shared-database tests (initdb, postgres)
+  postgresql
   # tests and benches only (model export): attune itself never runs Python
   python3-torch python3-torchvision python3-onnx python3-numpy
 )

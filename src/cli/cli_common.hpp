@@ -33,7 +33,8 @@ void add_verify_command(CLI::App& app, Action& action);
 void add_map_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
 void add_predict_command(CLI::App& app, Action& action);
-void add_db_commands(CLI::App& app, Action& action);  // best, history, export
+void add_db_commands(CLI::App& app, Action& action);     // best, history, export, db copy
+void add_worker_command(CLI::App& app, Action& action);  // cmd_worker.cpp
 void add_libgen_command(CLI::App& app, Action& action);
 void add_space_stats_command(CLI::App& app, Action& action);
 void add_gpu_bundle_command(CLI::App& app, Action& action);  // cmd_gpu_bundle.cpp

@@ -1,7 +1,9 @@
-// cmd_db.cpp — reading the tuning database: `attune best`, `attune history`, `attune export`.
+// cmd_db.cpp — reading the tuning database: `attune best`, `attune history`, `attune export`,
+// and moving records between databases: `attune db copy SRC DST`.
 //
-// All three open the database read-only, so looking at results never changes the file (nor
-// creates one where a path was mistyped).
+// The three readers open the database read-only, so looking at results never changes the file
+// (nor creates one where a path was mistyped). Messages name db.path(), never the --db text:
+// for PostgreSQL that is the URL without a password.
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -48,7 +50,7 @@ Found find_task(const TaskArgs& a) {
   Database db = Database::open(a.db, OpenMode::read_only);
   auto task = db.find_task(canonical_spec(op), name);
   if (!task)
-    throw Error(a.db + ": no tuning records for " + (op.name.empty() ? "this op" : "'" + op.name + "'") +
+    throw Error(db.path() + ": no tuning records for " + (op.name.empty() ? "this op" : "'" + op.name + "'") +
                 " on target " + name + " (run `attune tune` first)");
   return {std::move(op), std::move(target), std::move(db), std::move(*task)};
 }
@@ -69,7 +71,7 @@ int run_best(const TaskArgs& a) {
   const TaskCounts counts = f.db.counts(f.task.id);
   const auto best = f.db.best(f.task.id);
   if (!best)
-    throw Error(a.db + ": task " + std::to_string(f.task.id) + " has " + std::to_string(counts.trials) +
+    throw Error(f.db.path() + ": task " + std::to_string(f.task.id) + " has " + std::to_string(counts.trials) +
                 " records and none is valid");
   const double gflops = gflops_of(f.op, best->median_s);
 
@@ -151,6 +153,23 @@ int run_export(const ExportArgs& a) {
   return 0;
 }
 
+struct CopyArgs {
+  std::string src, dst;
+};
+
+int run_copy(const CopyArgs& a) {
+  // Read-only: copying never changes the source (nor creates it where a name was mistyped).
+  const Database src = Database::open(a.src, OpenMode::read_only);
+  Database dst = Database::open(a.dst, OpenMode::read_write_create);
+  const CopySummary s = copy_database(src, dst);
+  std::cout << "copied " << s.records << " records of " << s.tasks << " tasks and " << s.models << " cost models from "
+            << src.path() << " to " << dst.path();
+  if (s.records_present || s.models_present)
+    std::cout << " (" << s.records_present << " records and " << s.models_present << " models were there already)";
+  std::cout << std::endl;
+  return 0;
+}
+
 void add_task_options(CLI::App* sub, TaskArgs& args, bool with_json) {
   sub->add_option("SPEC", args.spec, "op: template call, workload line/name, raw spec or spec file")->required();
   sub->add_option("--db", args.db, "tuning database")->capture_default_str();
@@ -177,6 +196,14 @@ void add_db_commands(CLI::App& app, Action& action) {
   e->add_option("--db", exp->db, "tuning database")->capture_default_str();
   e->add_option("--out", exp->out, "write to this file instead of stdout");
   e->callback([&action, exp] { action = [exp] { return run_export(*exp); }; });
+
+  auto* db = app.add_subcommand("db", "Manage tuning databases (SQLite files, postgresql:// URLs)");
+  db->require_subcommand(1);
+  auto copy = std::make_shared<CopyArgs>();
+  auto* c = db->add_subcommand("copy", "Merge every task, record and cost model of SRC into DST");
+  c->add_option("SRC", copy->src, "database to read: a file or postgresql://USER@HOST/DB")->required();
+  c->add_option("DST", copy->dst, "database to write (created when missing)")->required();
+  c->callback([&action, copy] { action = [copy] { return run_copy(*copy); }; });
 }
 
 }  // namespace attune::cli

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/cli_common.hpp"
+#include "db/db.hpp"
 #include "graph/import.hpp"
 #include "graph/npy.hpp"
 #include "ir/error.hpp"
@@ -36,6 +37,7 @@ struct ModelArgs {
   std::string strategy = "evolutionary";
   int round_trials = 16;
   std::string max_memory;  // run-model, tune-model: "8G" (empty: half of physical memory)
+  std::string workers = "local";  // tune-model: local or remote
 };
 
 std::uint64_t memory_limit(const std::string& text) {
@@ -159,10 +161,11 @@ int run_tune_model(const ModelArgs& a) {
   o.threads = a.threads;
   o.strategy = a.strategy;
   o.round_trials = a.round_trials;
+  o.workers = a.workers;
   o.max_memory = memory_limit(a.max_memory);
   o.log = [](const std::string& l) { std::cout << l << std::endl; };
   std::cout << "tune-model: " << plan.tasks.size() << " tasks (" << plan.steps.size() << " steps), budget " << o.time_s
-            << " s, database " << a.db << std::endl;
+            << " s, database " << database_display_name(a.db) << std::endl;
   const InterruptScope interruptible;  // SIGINT/SIGTERM: stop after the round in flight
   const auto r = network::tune_model(plan, o);
   std::cout << "tune-model: " << r.rounds << " rounds, " << r.trials_run << " trials in " << static_cast<int>(r.elapsed_s)
@@ -225,6 +228,9 @@ void add_model_commands(CLI::App& app, Action& action) {
   t->add_option("--strategy", tm.strategy, "search strategy per task (as attune tune; default evolutionary)");
   t->add_option("--max-memory", tm.max_memory, "refuse a task whose measurement would exceed this (default: half of RAM)");
   t->add_option("--round-trials", tm.round_trials, "attempts per scheduling round (default 16)")->check(CLI::Range(1, 10000));
+  t->add_option("--workers", tm.workers,
+                 "where candidates are measured: local, or remote (jobs in the database for `attune worker`s)")
+      ->check(CLI::IsMember({"local", "remote"}));
   t->callback([&action] { action = [] { return run_tune_model(tm); }; });
 }
 

@@ -38,6 +38,7 @@ struct TuneArgs {
   int confirm_top = TuneOptions{}.confirm_top;
   int confirm_runs = TuneOptions{}.confirm_runs;
   std::string max_memory;  // "": half of physical memory
+  std::string workers = "local";
 };
 
 // On a terminal: one line redrawn in place. Elsewhere (logs, CI): a plain line at most every
@@ -112,6 +113,7 @@ TuneOptions tune_options(const TuneArgs& a, const std::string& target) {
   o.max_mappings = a.max_mappings;
   o.confirm_top = a.confirm_top;
   o.confirm_runs = a.confirm_runs;
+  o.workers = a.workers;
   return o;
 }
 
@@ -132,7 +134,7 @@ void print_json_summary(const Op& op, const std::string& target_name, const Tune
                       {"elapsed_s", r.elapsed_s},
                       {"candidates_per_minute", r.candidates_per_minute},
                       {"trace", found ? parse_json_limited(r.best->trace, "trace") : nlohmann::json()},
-                      {"db", a.db},
+                      {"db", r.db},
                       {"task_id", r.task_id},
                       {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
   j["phases_s"] = r.phases_s;
@@ -166,12 +168,12 @@ void print_phases(const TuneResult& r) {
 }
 
 // Zero-shot: the pick this run measured (the task's best may be an earlier run's).
-void print_pick(const TuneArgs& a, const TuneResult& r) {
+void print_pick(const TuneResult& r) {
   if (r.record_ids.empty()) {
     std::cout << "pick      none: the task's records leave nothing to predict\n";
     return;
   }
-  const Database db = Database::open(a.db, OpenMode::read_only);
+  const Database db = Database::open(r.db, OpenMode::read_only);
   const auto rec = db.record(r.record_ids.back());
   if (!rec) return;
   std::cout << "pick      record " << rec->id << ", " << status_name(rec->status);
@@ -198,11 +200,11 @@ void print_text_summary(const Op& op, const std::string& target_name, const Tune
   for (std::size_t i = 0; i < r.arms.size(); ++i)
     std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
               << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
-  if (a.strategy == "predict") print_pick(a, r);
+  if (a.strategy == "predict") print_pick(r);
   std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
             << format_duration(r.elapsed_s) << "\n";
   print_phases(r);
-  std::cout << "database  " << a.db << std::endl;
+  std::cout << "database  " << r.db << std::endl;
   if (r.interrupted)
     std::cout << "stopped   by " << signal_name(r.interrupted)
               << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
@@ -270,6 +272,10 @@ void add_tune_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--confirm-runs", args->confirm_runs, "re-measurements of each of them")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--workers", args->workers,
+                  "where candidates are measured: local, or remote (jobs in the database for `attune worker`s)")
+      ->check(CLI::IsMember({"local", "remote"}))
       ->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->add_option("--max-memory", args->max_memory,

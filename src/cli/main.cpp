@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_tune_command(app, action);
   add_predict_command(app, action);
   add_db_commands(app, action);
+  add_worker_command(app, action);
   add_libgen_command(app, action);
   add_space_stats_command(app, action);
   add_gpu_bundle_command(app, action);

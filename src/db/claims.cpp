@@ -4,7 +4,8 @@
 // (so that a reused pid does not keep a dead run's claims alive) and a number unique in the
 // process. A claim whose owner is gone is dropped by the next claim(): on this machine when
 // the process no longer runs, from another machine when it is older than kForeignClaimHours
-// (that process cannot be asked; a measurement never takes hours).
+// (that process cannot be asked; a measurement never takes hours). A claim passed to a job of
+// the queue (queue.cpp, owner "job/ID") lasts until the job's record ends it.
 #include <signal.h>
 #include <unistd.h>
 
@@ -96,7 +97,8 @@ void drop_dead_claims(db::Connection& c, std::int64_t task_id) {
     Statement st(c, "DELETE FROM claims WHERE owner = ?1");
     st.bind(1, std::string_view(owner)).run();
   }
-  Statement old(c, "DELETE FROM claims WHERE task_id = ?1 AND created_at < ?2");
+  // A claim passed to a queued job (owner "job/ID") ends with the job's record, however old.
+  Statement old(c, "DELETE FROM claims WHERE task_id = ?1 AND created_at < ?2 AND owner NOT LIKE 'job/%'");
   old.bind(1, task_id).bind(2, std::string_view(iso8601_hours_ago(kForeignClaimHours))).run();
 }
 
@@ -112,8 +114,8 @@ namespace db {
 
 std::int64_t next_trial(Connection& c, std::int64_t task_id) {
   Statement st(c,
-               "SELECT MAX(COALESCE((SELECT MAX(trial) FROM records WHERE task_id = ?1), -1), "
-               "COALESCE((SELECT MAX(trial) FROM claims WHERE task_id = ?1), -1)) + 1");
+               "SELECT COALESCE(MAX(trial), -1) + 1 FROM (SELECT trial FROM records WHERE task_id = ?1 "
+               "UNION ALL SELECT trial FROM claims WHERE task_id = ?1) AS t");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
   return st.int64(0);

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "db/impl.hpp"
+#include "db/postgres.hpp"
 #include "db/schema.hpp"
 #include "ir/error.hpp"
 
@@ -17,7 +18,7 @@ void Database::Impl::require_writable(const char* what) const {
 
 Database Database::open(const std::string& path, OpenMode mode) {
   auto impl = std::make_unique<Impl>();
-  impl->conn = db::open_checked(path, mode);
+  impl->conn = db::is_postgres_url(path) ? db::open_postgres(path, mode) : db::open_checked(path, mode);
   impl->read_only = mode == OpenMode::read_only;
   return Database(std::move(impl));
 }
@@ -53,10 +54,10 @@ TaskInfo Database::get_or_create_task(const std::string& name, const std::string
   std::string hash = task_hash(spec, target);
   if (auto t = task_by_hash(impl_->c(), hash)) return *t;
   impl_->require_writable("create a task");
-  // OR IGNORE: another process may have created the same task in between; its row wins.
+  // DO NOTHING: another process may have created the same task in between; its row wins.
   Statement st(impl_->c(),
-               "INSERT OR IGNORE INTO tasks(name, spec, target, hash, created_at) "
-               "VALUES (?1, ?2, ?3, ?4, ?5)");
+               "INSERT INTO tasks(name, spec, target, hash, created_at) "
+               "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING");
   st.bind(1, std::string_view(name)).bind(2, std::string_view(spec));
   st.bind(3, std::string_view(target)).bind(4, std::string_view(hash));
   st.bind(5, std::string_view(utc_now_iso8601())).run();
@@ -87,10 +88,11 @@ std::vector<TaskInfo> Database::tasks() const {
 
 std::int64_t Database::save_model(const std::string& target, const std::string& kind, const std::string& blob) {
   impl_->require_writable("save a model");
-  Statement st(impl_->c(), "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4)");
+  Statement st(impl_->c(), "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id");
   st.bind(1, std::string_view(target)).bind(2, std::string_view(kind));
-  st.bind_blob(3, blob).bind(4, std::string_view(utc_now_iso8601())).run();
-  return impl_->c().last_insert_id();
+  st.bind_blob(3, blob).bind(4, std::string_view(utc_now_iso8601()));
+  ATTUNE_CHECK(st.step(), "INSERT ... RETURNING returns the row");
+  return st.int64(0);
 }
 
 std::optional<ModelBlob> Database::latest_model(const std::string& target, const std::string& kind) const {
@@ -100,6 +102,17 @@ std::optional<ModelBlob> Database::latest_model(const std::string& target, const
   st.bind(1, std::string_view(target)).bind(2, std::string_view(kind));
   if (!st.step()) return std::nullopt;
   return ModelBlob{st.int64(0), st.text(1), st.text(2), st.blob(3), st.text(4)};
+}
+
+std::vector<ModelBlob> Database::models() const {
+  Statement st(impl_->c(), "SELECT id, target, kind, blob, created_at FROM models ORDER BY id");
+  std::vector<ModelBlob> out;
+  while (st.step()) out.push_back(ModelBlob{st.int64(0), st.text(1), st.text(2), st.blob(3), st.text(4)});
+  return out;
+}
+
+std::string database_display_name(const std::string& path_or_url) {
+  return db::is_postgres_url(path_or_url) ? db::redact_url(path_or_url) : path_or_url;
 }
 
 // ---- time ---------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 // db/db.hpp — the tuning database: every attempt, its trace, status, timings and features.
 //
-// One SQLite file (by default `attune.db`; the CLI chooses it with --db) holds
+// One SQLite file (by default `attune.db`; the CLI chooses it with --db), or a PostgreSQL
+// database that many machines share (--db postgresql://USER@HOST/DB; docs/shared-database.md),
+// holds
 //   tasks    one row per (canonical spec, target); `hash` is content_hash of the pair, unique
 //   records  one row per measured candidate, committed the moment it is inserted
 //   models   cost-model blobs (validity V, performance P / A), per target, for later stages
 //   claims   the traces tuning runs are building and measuring now, with their trial numbers
+//   jobs     the queue of distributed measurement: candidates for `attune worker`s (queue.cpp)
 //   meta     schema_version (older versions are migrated when opened for writing)
 // Each insert is its own transaction in WAL mode with synchronous=FULL, so a tuning process
 // killed at any instant (even SIGKILL) loses no record whose insert had returned. A write that
@@ -39,7 +42,7 @@
 
 namespace attune {
 
-inline constexpr int kDbSchemaVersion = 2;
+inline constexpr int kDbSchemaVersion = 3;
 // How long a write waits for another process's lock before it fails: long enough for any
 // other attune's transaction (claims and inserts are short), so no measured batch is dropped.
 inline constexpr int kDbBusyWaitSeconds = 600;
@@ -135,6 +138,22 @@ struct HistoryPoint {
   std::int64_t best_record_id = 0;  // the record holding best_s (0 when none)
 };
 
+// A measurement job of the queue, as a worker takes it.
+struct QueueJob {
+  std::int64_t id = 0;
+  std::int64_t task_id = 0;
+  std::string trace_hash;
+  std::string device_key;     // which workers may take it: the task's target ("x86_avx2", "vta")
+  std::string request;        // the search side's JSON: the record to write, less its measurement
+  std::int64_t attempts = 0;  // times taken, this one included
+};
+
+struct QueueCounts {
+  std::int64_t queued = 0;
+  std::int64_t claimed = 0;  // leases expired or not
+  std::int64_t done = 0;
+};
+
 struct ModelBlob {
   std::int64_t id = 0;
   std::string target;
@@ -151,7 +170,7 @@ class Database {
   //   "PATH: cannot open: permission denied"
   //   "PATH: not an attune database (file is not a database)"  (garbage bytes)
   //   "PATH: not an attune database (it has tables x, y and no attune meta table)"
-  //   "PATH: unsupported schema_version N (this attune reads 1 to 2)"
+  //   "PATH: unsupported schema_version N (this attune reads 1 to 3)"
   // The path ":memory:" opens a private in-memory database (read_write_create only).
   static Database open(const std::string& path, OpenMode mode = OpenMode::read_write_create);
 
@@ -201,9 +220,39 @@ class Database {
   // Live claims of the task (those of dead runs are dropped by the next claim()).
   std::int64_t claims(std::int64_t task_id) const;
 
+  // ---- the job queue (distributed measurement; queue.cpp, docs/shared-database.md) ----
+  // The search side claims a trace (claim()) and enqueues it; a worker takes the job under a
+  // lease it renews while it measures, and ends it with complete_job(): its record and the
+  // job's end in one transaction, refused when the lease has passed to another worker. So a
+  // job ends as exactly one record whoever dies when: a dead worker's lease expires and the
+  // job is taken again; a dead search side's jobs are measured all the same.
+  //
+  // Enqueues the trace `owner` has claimed; the claim passes to the job (owner "job/ID"), so
+  // that it outlives the run that enqueued it and keeps its trial number. `request` is the
+  // search side's JSON for the worker. Throws Error when `owner` holds no claim of the trace.
+  std::int64_t enqueue(std::int64_t task_id, const std::string& trace_hash, const std::string& device_key,
+                       const std::string& request, const std::string& owner);
+  // The oldest job for one of `device_keys` that is queued, or claimed under a lease that has
+  // expired, now `worker`'s for `lease_ms` milliseconds (by the database's clock); nullopt when
+  // there is none.
+  std::optional<QueueJob> claim_job(const std::vector<std::string>& device_keys, const std::string& worker,
+                                    std::int64_t lease_ms);
+  // Extends the lease; false when the job is no longer `worker`'s.
+  bool renew_lease(std::int64_t job_id, const std::string& worker, std::int64_t lease_ms);
+  // In one transaction: inserts `r` and ends the job with it. nullopt, and nothing written,
+  // when the job is no longer `worker`'s (its lease expired and another worker took it).
+  std::optional<std::int64_t> complete_job(std::int64_t job_id, const std::string& worker, const Record& r);
+  // Puts a job `worker` holds back in the queue (a worker stopping before it measured it).
+  void release_job(std::int64_t job_id, const std::string& worker);
+  // The record that ended the job; nullopt while it is queued or claimed.
+  std::optional<std::int64_t> job_record(std::int64_t job_id) const;
+  // Jobs of the task (0: of every task) by state.
+  QueueCounts queue_counts(std::int64_t task_id = 0) const;
+
   // ---- cost models ----
   std::int64_t save_model(const std::string& target, const std::string& kind, const std::string& blob);
   std::optional<ModelBlob> latest_model(const std::string& target, const std::string& kind) const;
+  std::vector<ModelBlob> models() const;  // every cost model, by id
 
   // Every record as one JSON object per line, by id, with its task's name, spec and target.
   void export_jsonl(std::ostream& out) const;
@@ -213,6 +262,27 @@ class Database {
   explicit Database(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// What copy_database() did.
+struct CopySummary {
+  std::int64_t tasks = 0;            // tasks of src (each found or created in dst)
+  std::int64_t records = 0;          // records written to dst
+  std::int64_t records_present = 0;  // records of src that dst already had
+  std::int64_t models = 0;           // cost models written to dst
+  std::int64_t models_present = 0;   // cost models of src that dst already had
+};
+
+// Merges every task, record and cost model of `src` into `dst` (`attune db copy`), between
+// SQLite files and PostgreSQL databases alike. Tasks are matched by spec and target; records
+// keep their trial numbers, timings and timestamps (their ids are dst's). A record dst already
+// has (same task, trace, trial and creation time), or a model (same target, kind and bytes),
+// is not written again, so an interrupted copy is finished by running it again. Models are
+// written in src's order, so the latest of a kind stays the latest.
+// Claims are not copied: they belong to runs of the source.
+CopySummary copy_database(const Database& src, Database& dst);
+
+// How messages name a database: the path, or a postgresql:// URL without any password.
+std::string database_display_name(const std::string& path_or_url);
 
 // The hash that identifies a task: content_hash over spec and target, length-delimited.
 std::string task_hash(std::string_view spec, std::string_view target);

@@ -52,24 +52,15 @@ std::string select_records(const char* where_and_order) {
 
 }  // namespace
 
-std::int64_t Database::insert(const Record& r) {
-  impl_->require_writable("insert a record");
-  const std::string& path = impl_->path();
-  try {
-    parse_json_limited(r.trace, "trace");
-  } catch (const Error&) {
-    throw Error(path + ": the trace of a record for task " + std::to_string(r.task_id) + " is not valid JSON");
-  }
-  if (!task(r.task_id)) throw Error(path + ": no task with id " + std::to_string(r.task_id));
+namespace db {
 
-  // One transaction: the record, its number when it asks for one, and the end of its claim.
-  db::Transaction tx(impl_->c());
-  const std::int64_t trial = r.trial == kNextTrial ? db::next_trial(impl_->c(), r.task_id) : r.trial;
-  Statement st(impl_->c(),
+std::int64_t insert_record(Connection& c, const Record& r) {
+  const std::int64_t trial = r.trial == kNextTrial ? next_trial(c, r.task_id) : r.trial;
+  Statement st(c,
                "INSERT INTO records(task_id, trace, trace_hash, status, error, times_s, median_s, "
                "max_rel_error, compile_s, features, hidden_features, compiler, flags, strategy, "
                "seed, trial, created_at) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) RETURNING id");
   st.bind(1, r.task_id);
   st.bind(2, std::string_view(r.trace));
   st.bind(3, std::string_view(r.trace_hash));
@@ -87,10 +78,31 @@ std::int64_t Database::insert(const Record& r) {
   st.bind(15, static_cast<std::int64_t>(r.seed));
   st.bind(16, trial);
   st.bind(17, std::string_view(r.created_at.empty() ? utc_now_iso8601() : r.created_at));
-  st.run();
-  const std::int64_t id = impl_->c().last_insert_id();
-  Statement unclaim(impl_->c(), "DELETE FROM claims WHERE task_id = ?1 AND trace_hash = ?2");
+  ATTUNE_CHECK(st.step(), "INSERT ... RETURNING returns the row");
+  const std::int64_t id = st.int64(0);
+  st.run();  // the statement ends before the next one starts
+  Statement unclaim(c, "DELETE FROM claims WHERE task_id = ?1 AND trace_hash = ?2");
   unclaim.bind(1, r.task_id).bind(2, std::string_view(r.trace_hash)).run();
+  return id;
+}
+
+}  // namespace db
+
+void Database::Impl::check_insertable(const Record& r) const {
+  require_writable("insert a record");
+  try {
+    parse_json_limited(r.trace, "trace");
+  } catch (const Error&) {
+    throw Error(path() + ": the trace of a record for task " + std::to_string(r.task_id) + " is not valid JSON");
+  }
+}
+
+std::int64_t Database::insert(const Record& r) {
+  impl_->check_insertable(r);
+  if (!task(r.task_id)) throw Error(impl_->path() + ": no task with id " + std::to_string(r.task_id));
+  // One transaction: the record, its number when it asks for one, and the end of its claim.
+  db::Transaction tx(impl_->c());
+  const std::int64_t id = db::insert_record(impl_->c(), r);
   tx.commit();
   return id;
 }
@@ -111,10 +123,10 @@ std::set<std::string> Database::known_trace_hashes(std::int64_t task_id) const {
 
 TaskCounts Database::counts(std::int64_t task_id) const {
   // Confirmations re-measure candidates already counted: not attempts of their own.
-  Statement st(
-      impl_->c(),
-      "SELECT COALESCE(SUM(strategy != 'confirm'), 0), COALESCE(SUM(status = 'ok' AND strategy != 'confirm'), 0), "
-      "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
+  Statement st(impl_->c(),
+               "SELECT COALESCE(SUM(CASE WHEN strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
+               "COALESCE(SUM(CASE WHEN status = 'ok' AND strategy != 'confirm' THEN 1 ELSE 0 END), 0), "
+               "COALESCE(MAX(trial) + 1, 0) FROM records WHERE task_id = ?1");
   st.bind(1, task_id);
   ATTUNE_CHECK(st.step(), "an aggregate query returns one row");
   return TaskCounts{st.int64(0), st.int64(1), st.int64(2)};

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "db/sqlite.hpp"
 #include "ir/error.hpp"
 
 namespace attune::db {
@@ -83,6 +84,25 @@ CREATE TABLE claims (
   PRIMARY KEY (task_id, trace_hash)
 );
 CREATE INDEX claims_by_owner ON claims(owner);
+)sql",
+    // 3: jobs, the queue of distributed measurement (queue.cpp). The search side enqueues the
+    // traces it has claimed; workers on other machines take them under a lease (lease_until,
+    // milliseconds since 1970 by the database's clock), and end each with exactly one record.
+    R"sql(
+CREATE TABLE jobs (
+  id          INTEGER PRIMARY KEY,
+  task_id     INTEGER NOT NULL REFERENCES tasks(id),
+  trace_hash  TEXT NOT NULL,
+  device_key  TEXT NOT NULL,
+  request     TEXT NOT NULL,
+  state       TEXT NOT NULL,
+  lease_owner TEXT NOT NULL,
+  lease_until INTEGER NOT NULL,
+  attempts    INTEGER NOT NULL,
+  record_id   INTEGER REFERENCES records(id),
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX jobs_by_state ON jobs(state, device_key, id);
 )sql",
 };
 static_assert(std::size(kMigrations) == kDbSchemaVersion - 1, "one migration per version after the first");
@@ -182,7 +202,7 @@ struct Contents {
 };
 
 // The first real read of the file; SQLite reports garbage pages here.
-Contents list_tables(Connection& c) {
+Contents list_tables(SqliteConnection& c) {
   sqlite3_stmt* st = nullptr;
   const char* sql = "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name";
   int rc = sqlite3_prepare_v2(c.get(), sql, -1, &st, nullptr);
@@ -205,7 +225,7 @@ Contents list_tables(Connection& c) {
 }
 
 // Refuses anything but an attune database of a version this build reads; returns the version.
-int verify_attune(Connection& c, const Contents& t) {
+int verify_attune(SqliteConnection& c, const Contents& t) {
   if (!t.has_meta) {
     std::string names;
     for (const auto& n : t.tables) names += (names.empty() ? "" : ", ") + n;
@@ -220,7 +240,7 @@ int verify_attune(Connection& c, const Contents& t) {
        "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) + ")");
 }
 
-void quick_check(Connection& c) {
+void quick_check(SqliteConnection& c) {
   sqlite3_stmt* st = nullptr;
   int rc = sqlite3_prepare_v2(c.get(), "PRAGMA quick_check", -1, &st, nullptr);
   std::string first;
@@ -254,7 +274,7 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
   int flags = rw ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   const std::string open_as = rw ? "" : read_only_open_name(path);
   if (!open_as.empty()) flags |= SQLITE_OPEN_URI;
-  auto c = std::make_unique<Connection>(path, flags, open_as);
+  auto c = std::make_unique<SqliteConnection>(path, flags, open_as);
   if (rw && sqlite3_db_readonly(c->get(), "main") == 1) fail(path, "cannot open for writing: permission denied");
 
   // Everything up to here only read the file.

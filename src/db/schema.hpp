@@ -9,11 +9,14 @@
 #include <memory>
 #include <string>
 
+#include "db/connection.hpp"
 #include "db/db.hpp"
-#include "db/sqlite.hpp"
 
 namespace attune::db {
 
 std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode);
+// The same for a PostgreSQL database (schema_postgres.cpp): a database with tables but no
+// attune meta is refused untouched; an empty one gets the schema when opened for writing.
+std::unique_ptr<Connection> open_postgres(const std::string& url, OpenMode mode);
 
 }  // namespace attune::db

@@ -26,7 +26,7 @@ int busy_wait(void*, int count) {
 
 }  // namespace
 
-Connection::Connection(std::string path, int flags, const std::string& open_as) : path_(std::move(path)) {
+SqliteConnection::SqliteConnection(std::string path, int flags, const std::string& open_as) : path_(std::move(path)) {
   int rc = sqlite3_open_v2((open_as.empty() ? path_ : open_as).c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -40,9 +40,9 @@ Connection::Connection(std::string path, int flags, const std::string& open_as) 
   sqlite3_busy_handler(db_, busy_wait, nullptr);
 }
 
-Connection::~Connection() { sqlite3_close_v2(db_); }
+SqliteConnection::~SqliteConnection() { sqlite3_close_v2(db_); }
 
-void Connection::exec(const char* sql) {
+void SqliteConnection::exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
@@ -51,100 +51,78 @@ void Connection::exec(const char* sql) {
   }
 }
 
-void Connection::fail(std::string_view what) const {
+void SqliteConnection::fail(std::string_view what) const {
   throw Error(path_ + ": " + std::string(what) + ": " + sqlite3_errmsg(db_));
 }
 
-std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+namespace {
 
-Statement::Statement(Connection& c, const char* sql) : c_(c) {
-  if (sqlite3_prepare_v2(c.get(), sql, -1, &st_, nullptr) != SQLITE_OK) c.fail("cannot read");
-}
-
-Statement::~Statement() { sqlite3_finalize(st_); }
-
-Statement& Statement::bind(int i, std::int64_t v) {
-  if (sqlite3_bind_int64(st_, i, v) != SQLITE_OK) c_.fail("bind");
-  return *this;
-}
-
-Statement& Statement::bind(int i, double v) {
-  if (sqlite3_bind_double(st_, i, v) != SQLITE_OK) c_.fail("bind");
-  return *this;
-}
-
-Statement& Statement::bind(int i, std::string_view text) {
-  if (sqlite3_bind_text64(st_, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8) != SQLITE_OK)
-    c_.fail("bind");
-  return *this;
-}
-
-Statement& Statement::bind_blob(int i, std::string_view bytes) {
-  // A zero-length blob must still be a blob, not NULL: pass a non-null pointer.
-  static const char empty = 0;
-  const char* p = bytes.empty() ? &empty : bytes.data();
-  if (sqlite3_bind_blob64(st_, i, p, bytes.size(), SQLITE_TRANSIENT) != SQLITE_OK) c_.fail("bind");
-  return *this;
-}
-
-bool Statement::step() {
-  int rc = sqlite3_step(st_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  c_.fail(sqlite3_stmt_readonly(st_) ? "cannot read" : "cannot write");
-}
-
-void Statement::run() {
-  while (step()) {
+class SqliteCursor final : public Cursor {
+ public:
+  SqliteCursor(SqliteConnection& c, const char* sql) : c_(c) {
+    if (sqlite3_prepare_v2(c.get(), sql, -1, &st_, nullptr) != SQLITE_OK) c.fail("cannot read");
   }
-}
+  ~SqliteCursor() override { sqlite3_finalize(st_); }
 
-std::int64_t Statement::int64(int col) const { return sqlite3_column_int64(st_, col); }
+  void bind_int64(int i, std::int64_t v) override {
+    if (sqlite3_bind_int64(st_, i, v) != SQLITE_OK) c_.fail("bind");
+  }
+  void bind_real(int i, double v) override {
+    if (sqlite3_bind_double(st_, i, v) != SQLITE_OK) c_.fail("bind");
+  }
+  void bind_text(int i, std::string_view text) override {
+    if (sqlite3_bind_text64(st_, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8) != SQLITE_OK)
+      c_.fail("bind");
+  }
+  void bind_blob(int i, std::string_view bytes) override {
+    // A zero-length blob must still be a blob, not NULL: pass a non-null pointer.
+    static const char empty = 0;
+    const char* p = bytes.empty() ? &empty : bytes.data();
+    if (sqlite3_bind_blob64(st_, i, p, bytes.size(), SQLITE_TRANSIENT) != SQLITE_OK) c_.fail("bind");
+  }
 
-double Statement::real(int col) const {
-  if (is_null(col)) return std::numeric_limits<double>::quiet_NaN();
-  return sqlite3_column_double(st_, col);
-}
+  bool step() override {
+    int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    c_.fail(sqlite3_stmt_readonly(st_) ? "cannot read" : "cannot write");
+  }
 
-std::string Statement::text(int col) const {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
-  int n = sqlite3_column_bytes(st_, col);
-  return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
-}
-
-std::string Statement::blob(int col) const {
-  const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, col));
-  int n = sqlite3_column_bytes(st_, col);
-  return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
-}
-
-bool Statement::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
-
-Row Statement::values(int first, int count) const {
-  Row row(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    Value& v = row[static_cast<std::size_t>(i)];
-    const int col = first + i;
+  std::int64_t int64(int col) const override { return sqlite3_column_int64(st_, col); }
+  double real(int col) const override {
+    if (is_null(col)) return std::numeric_limits<double>::quiet_NaN();
+    return sqlite3_column_double(st_, col);
+  }
+  std::string text(int col) const override {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
+    int n = sqlite3_column_bytes(st_, col);
+    return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
+  }
+  std::string blob(int col) const override {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, col));
+    int n = sqlite3_column_bytes(st_, col);
+    return p ? std::string(p, static_cast<std::size_t>(n)) : std::string();
+  }
+  bool is_null(int col) const override { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+  Value value(int col) const override {
     switch (sqlite3_column_type(st_, col)) {
-      case SQLITE_INTEGER: v = Value{Value::Kind::integer, int64(col), 0, ""}; break;
-      case SQLITE_FLOAT: v = Value{Value::Kind::real, 0, sqlite3_column_double(st_, col), ""}; break;
-      case SQLITE_TEXT: v = Value{Value::Kind::text, 0, 0, text(col)}; break;
-      case SQLITE_BLOB: v = Value{Value::Kind::blob, 0, 0, blob(col)}; break;
-      default: break;  // NULL
+      case SQLITE_INTEGER: return Value{Value::Kind::integer, int64(col), 0, ""};
+      case SQLITE_FLOAT: return Value{Value::Kind::real, 0, sqlite3_column_double(st_, col), ""};
+      case SQLITE_TEXT: return Value{Value::Kind::text, 0, 0, text(col)};
+      case SQLITE_BLOB: return Value{Value::Kind::blob, 0, 0, blob(col)};
+      default: return Value{};  // NULL
     }
   }
-  return row;
-}
 
-Transaction::Transaction(Connection& c) : c_(c) { c_.exec("BEGIN IMMEDIATE"); }
+ private:
+  SqliteConnection& c_;
+  sqlite3_stmt* st_ = nullptr;
+};
 
-Transaction::~Transaction() {
-  if (!done_) sqlite3_exec(c_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
-}
+}  // namespace
 
-void Transaction::commit() {
-  c_.exec("COMMIT");
-  done_ = true;
+std::unique_ptr<Cursor> SqliteConnection::prepare(const char* sql) {
+  return std::make_unique<SqliteCursor>(*this, sql);
 }
 
 }  // namespace attune::db

@@ -65,7 +65,7 @@ std::vector<std::pair<TaskInfo, Record>> pick_tasks(const Database& db, const Ta
       auto best = task ? db.best(task->id) : std::nullopt;
       if (!best)
         throw Error(o.ops_file + ": op '" + op.name + "' has no verified record for target '" + target.name + "' in " +
-                    o.db_path + " (tune it first)");
+                    db.path() + " (tune it first)");
       if (seen.insert(task->id).second) out.emplace_back(*task, *best);
     }
     return out;
@@ -75,7 +75,7 @@ std::vector<std::pair<TaskInfo, Record>> pick_tasks(const Database& db, const Ta
     if (auto best = db.best(task.id)) out.emplace_back(task, *best);
   }
   if (out.empty())
-    throw Error(o.db_path + ": no tuned tasks for target '" + target.name +
+    throw Error(db.path() + ": no tuned tasks for target '" + target.name +
                 "' (no task has a verified record; run attune tune first)");
   return out;
 }
@@ -169,7 +169,9 @@ LibgenResult generate_library(const LibgenOptions& o) {
   lib.target = target.name;
   lib.target_arch = target.arch;
   lib.flags = library_flags(target);
-  lib.db_name = fs::path(o.db_path).filename().string();
+  // A file by its name; a shared database by its URL (which never holds a password).
+  lib.db_name = o.db_path.find("://") != std::string::npos ? database_display_name(o.db_path)
+                                                           : fs::path(o.db_path).filename().string();
   lib.generated_at = utc_now_iso8601();
   std::set<std::string> used = reserved_names(o.name);
   for (const auto& [task, best] : tasks) lib.kernels.push_back(make_kernel(lib, target, task, best, used));

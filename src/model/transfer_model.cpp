@@ -145,7 +145,9 @@ TransferModel train_transfer_model(const TransferRows& rows) {
     m.v.emplace(ModelKind::validity);
     m.v->fit(rows.v_x, rows.v_y);
   }
-  const FitOptions ranker{.rounds = kTransferRankRounds, .max_depth = kTransferRankDepth};
+  FitOptions ranker;
+  ranker.rounds = kTransferRankRounds;
+  ranker.max_depth = kTransferRankDepth;
   if (rows.p_x.size() >= kMinValidRows) {
     m.p.emplace(ModelKind::rank);
     m.p->fit(rows.p_x, rows.p_y, rows.p_groups, ranker);

@@ -61,6 +61,7 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
     to.db_path = o.db_path;
     to.strategy = o.strategy;
     to.threads = o.threads;
+    to.workers = o.workers;
     to.trials = s.trials + o.round_trials;
     to.time_s = std::max(1.0, o.time_s - elapsed());
     to.confirm_top = 2;

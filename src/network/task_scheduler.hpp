@@ -35,6 +35,7 @@ struct ModelTuneOptions {
   int patience = 3;          // rounds without a 1% gain before a task is dropped
   double alpha = 0.2;        // weight of the observed gain against the optimistic guess
   std::uint64_t max_memory = 0;  // per task, as attune tune --max-memory (0: half of physical memory)
+  std::string workers = "local";  // "remote": measured by `attune worker`s (TuneOptions::workers)
   std::function<void(const std::string&)> log;  // one line per round (progress)
 };
 

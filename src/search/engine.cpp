@@ -153,7 +153,7 @@ class Loop {
       Measurement m;
       m.status = b.status;
       m.error = b.error;
-      record(c, b, m, b.hidden, /*measured=*/factor == 1);
+      record(c, b, m, b.hidden, /*measured=*/factor == 1, /*recorded=*/false);
     };
     std::vector<const Candidate*> to_build;
     for (const auto& c : cands) {
@@ -225,9 +225,14 @@ class Loop {
         reported_s += s;
       }
       const auto t_record = Clock::now();
-      record(*ok_cands[k], *ok_built[k], m, hidden, true);
+      record(*ok_cands[k], *ok_built[k], m, hidden, true, p_.runner->records_itself());
       reported_s += seconds_since(t_record);
     };
+    ctx.record_of = [&](std::size_t j) {
+      const std::size_t k = chosen.at(j);
+      return make_record(*ok_cands[k], *ok_built[k], Measurement{}, nlohmann::json(), true);
+    };
+    ctx.claim_owner = owner_;
     const auto t_run = Clock::now();
     p_.runner->run(batch, ctx);
     res_.phases_s["runner"] += std::max(0.0, seconds_since(t_run) - reported_s);
@@ -240,7 +245,9 @@ class Loop {
     }
   }
 
-  void record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden, bool measured) {
+  // The record of an attempt, numbered by its claim.
+  Record make_record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden,
+                     bool measured) const {
     Record r;
     r.task_id = task_.id;
     r.trace = c.trace_text;
@@ -257,10 +264,18 @@ class Loop {
     const auto claimed = trial_of_.find(c.trace_hash);
     ATTUNE_CHECK(claimed != trial_of_.end(), "a candidate is claimed before it is recorded");
     r.trial = claimed->second;
-    const auto t_insert = Clock::now();
-    res_.record_ids.push_back(db_.insert(r));  // ends the claim
-    res_.phases_s["record"] += seconds_since(t_insert);
-    trial_of_.erase(claimed);
+    return r;
+  }
+
+  // Records an attempt (unless its runner already has: `recorded`) and counts it.
+  void record(const Candidate& c, const Built& b, const Measurement& m, const nlohmann::json& hidden, bool measured,
+              bool recorded) {
+    if (!recorded) {
+      const auto t_insert = Clock::now();
+      res_.record_ids.push_back(db_.insert(make_record(c, b, m, hidden, measured)));  // ends the claim
+      res_.phases_s["record"] += seconds_since(t_insert);
+    }
+    trial_of_.erase(c.trace_hash);
     ++counts_.trials;
     if (m.ok()) {
       ++counts_.valid;

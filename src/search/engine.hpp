@@ -92,6 +92,11 @@ struct RunContext {
   std::function<bool()> out_of_time;              // stop before the next candidate
   std::function<void(std::size_t, const Measurement&, const nlohmann::json& hidden)> done;  // record batch[i]
   bool full_timing = false;  // no cut-off (confirmations)
+  // For runners that record themselves (remote workers): the record the loop would write for
+  // batch[i], less its measurement, and the run's name in the claims table (whose claim of
+  // the trace the job takes over). Empty for confirmations.
+  std::function<Record(std::size_t)> record_of;
+  std::string claim_owner;
 };
 
 class Runner {
@@ -103,6 +108,9 @@ class Runner {
   // Whether re-measuring a kernel can give another time (a real machine) or not (a simulator):
   // confirmations are only for the former.
   virtual bool noisy() const = 0;
+  // Whether what ctx.done reports is already in the database (remote workers write each
+  // record and end its job in one transaction): then the loop only counts it.
+  virtual bool records_itself() const { return false; }
 };
 
 // The pieces tune() chose for one task.
@@ -128,6 +136,12 @@ std::unique_ptr<Runner> make_worker_runner(const Op& op, int threads, std::uint6
 // run functionally and checked bit-exact.
 std::unique_ptr<Builder> make_vta_builder(const Op& op, const Target& target, const VtaConfig& cfg, int jobs);
 std::unique_ptr<Runner> make_simulator_runner(const Op& op, const VtaConfig& cfg, int jobs, std::uint64_t seed);
+// Remote workers (remote.cpp, `attune worker`): nothing is built here; each candidate becomes
+// a job of the database's queue for workers of `device_key`, who build, measure and record it
+// (at `threads` threads, checked with `seed`).
+std::unique_ptr<Builder> make_remote_builder();
+std::unique_ptr<Runner> make_remote_runner(Database& db, const TaskInfo& task, const std::string& device_key,
+                                           int threads, std::uint64_t seed);
 // Knob strategies over a Space (make_strategy / make_arm_bandit), resumed from the task's records.
 std::unique_ptr<Proposer> make_space_proposer(std::unique_ptr<Space> space, std::unique_ptr<Strategy> strategy,
                                               Database& db, const TaskInfo& task, const std::string& target_name);

@@ -3,6 +3,7 @@
 //   target        Builder + Runner
 //   cpu           the C compiler + the isolated worker process (cpu_backend.cpp)
 //   vta[:CONFIG]  the VTA compiler + the simulator (vta_backend.cpp)
+//   --workers remote  nothing here + the job queue (remote.cpp): `attune worker`s build and measure
 //   strategy      Proposer
 //   rl            the RL agent's traces (rl_proposer.cpp)
 //   any other     a knob strategy over a Space (space_proposer.cpp): the CPU loop-nest space,
@@ -76,6 +77,12 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   const int threads = o.threads > 0 ? o.threads : cores;
 
   const VtaConfig vta_cfg = vta ? vta_config_for(o.target) : VtaConfig{};
+  const bool remote = o.workers == "remote";
+  if (!remote && o.workers != "local") throw Error("--workers '" + o.workers + "': expected local or remote");
+  if (remote && o.strategy == "ml2")
+    throw Error(
+        "--workers remote: strategy ml2 builds its candidates here to choose among them; use random, "
+        "evolutionary or xgb");
 
   // The space and strategy first: bad options are refused before the database is touched.
   std::unique_ptr<Space> space;
@@ -91,7 +98,11 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   parts.jobs = cores;
   parts.proposer = space ? engine::make_space_proposer(std::move(space), std::move(strategy), db, task, task.target)
                          : engine::make_rl_proposer(op, target, threads, o.policy, o.seed, db, task);
-  if (vta) {
+  if (remote) {
+    // Workers of the task's target (its device key) build and measure; this process searches.
+    parts.builder = engine::make_remote_builder();
+    parts.runner = engine::make_remote_runner(db, task, task.target, threads, o.seed + 1);
+  } else if (vta) {
     parts.builder = engine::make_vta_builder(op, target, vta_cfg, cores);
     parts.runner = engine::make_simulator_runner(op, vta_cfg, cores, o.seed + 1);
   } else {
@@ -99,12 +110,11 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     parts.runner = engine::make_worker_runner(op, threads, o.seed + 1);
   }
   // Zero-shot times its one pick and nothing else: no confirmation re-measurements.
-  if (o.strategy == "predict") {
-    TuneOptions zero_shot = o;
-    zero_shot.confirm_top = 0;
-    return engine::run(op, zero_shot, db, task, parts);
-  }
-  return engine::run(op, o, db, task, parts);
+  TuneOptions run_options = o;
+  if (o.strategy == "predict") run_options.confirm_top = 0;
+  TuneResult r = engine::run(op, run_options, db, task, parts);
+  r.db = db.path();
+  return r;
 }
 
 }  // namespace attune

@@ -232,6 +232,10 @@ struct TuneOptions {
   // limit, the search leaves room for this (a tenth of the limit, at most 15 s). 0: off.
   int confirm_top = 4;
   int confirm_runs = 2;
+  // Where candidates are built and measured: "local" (this process and its isolated workers,
+  // or the simulator) or "remote" (the database's job queue, for `attune worker`s of the
+  // task's target anywhere; search/remote.hpp). Remote runs make no confirmations.
+  std::string workers = "local";
 };
 
 // What one arm of the mapping space got (TuneResult::arms).
@@ -243,6 +247,7 @@ struct ArmResult {
 };
 
 struct TuneResult {
+  std::string db;  // the database as messages name it (a URL without its password)
   std::int64_t task_id = 0;
   int trials_before = 0;  // attempts found in the database at start (resumed)
   int trials_run = 0;     // attempts made by this run

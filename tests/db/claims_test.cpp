@@ -17,6 +17,8 @@
 namespace attune {
 namespace {
 
+ATTUNE_ON_BOTH_BACKENDS(DbClaims);
+
 using testing::raw_sql;
 using testing::ScratchDir;
 using Outcome = Claim::Outcome;
@@ -28,8 +30,7 @@ Record record_of(std::int64_t task_id, const std::string& trace_hash, std::int64
   return r;
 }
 
-TEST(DbClaims, ATraceInFlightIsRefusedToAnotherRunAndEndsWithItsRecord) {
-  ScratchDir dir;
+TEST_P(DbClaims, ATraceInFlightIsRefusedToAnotherRunAndEndsWithItsRecord) {
   auto a = Database::open(dir.file("t.db")), b = Database::open(dir.file("t.db"));
   const std::int64_t task = a.get_or_create_task("t", "spec", "x86").id;
   const std::string run_a = new_claim_owner(), run_b = new_claim_owner();
@@ -55,8 +56,7 @@ TEST(DbClaims, ATraceInFlightIsRefusedToAnotherRunAndEndsWithItsRecord) {
   EXPECT_EQ(a.claims(task), 0);
 }
 
-TEST(DbClaims, RecordsAndClaimsTogetherMeetTheBudget) {
-  ScratchDir dir;
+TEST_P(DbClaims, RecordsAndClaimsTogetherMeetTheBudget) {
   auto a = Database::open(dir.file("t.db")), b = Database::open(dir.file("t.db"));
   const std::int64_t task = a.get_or_create_task("t", "spec", "x86").id;
   const std::string run_a = new_claim_owner(), run_b = new_claim_owner();
@@ -75,8 +75,7 @@ TEST(DbClaims, RecordsAndClaimsTogetherMeetTheBudget) {
   EXPECT_EQ(a.claim(task, "h4", run_a, 3).outcome, Outcome::budget_spent);
 }
 
-TEST(DbClaims, ConcurrentRunsSpendOneBudgetAndNumberEachTrialOnce) {
-  ScratchDir dir;
+TEST_P(DbClaims, ConcurrentRunsSpendOneBudgetAndNumberEachTrialOnce) {
   const std::string path = dir.file("t.db");
   const std::int64_t task = Database::open(path).get_or_create_task("t", "spec", "x86").id;
   constexpr int kRuns = 4, kTraces = 40, kBudget = 25;
@@ -108,8 +107,7 @@ TEST(DbClaims, ConcurrentRunsSpendOneBudgetAndNumberEachTrialOnce) {
   EXPECT_EQ(Database::open(path).claims(task), 0);
 }
 
-TEST(DbClaims, TheClaimsOfADeadRunLapse) {
-  ScratchDir dir;
+TEST_P(DbClaims, TheClaimsOfADeadRunLapse) {
   auto db = Database::open(dir.file("t.db"));
   const std::int64_t task = db.get_or_create_task("t", "spec", "x86").id;
   // A run in a process that has ended (as one killed by SIGKILL): its claim names its pid.
@@ -128,7 +126,7 @@ TEST(DbClaims, TheClaimsOfADeadRunLapse) {
   EXPECT_EQ(db.claims(task), 1);
 }
 
-TEST(DbClaims, AWriteWaitsOutALongLockInsteadOfDroppingTheRecord) {
+TEST(DbClaimsSqlite, AWriteWaitsOutALongLockInsteadOfDroppingTheRecord) {
   ScratchDir dir;
   const std::string path = dir.file("t.db");
   auto db = Database::open(path);
@@ -151,7 +149,7 @@ TEST(DbClaims, AWriteWaitsOutALongLockInsteadOfDroppingTheRecord) {
   EXPECT_EQ(db.records(task).size(), 1u);
 }
 
-TEST(DbClaims, TheSchemaBeforeClaimsIsMigratedForWritingAndReadAsItIs) {
+TEST(DbClaimsSqlite, TheSchemaBeforeClaimsIsMigratedForWritingAndReadAsItIs) {
   ScratchDir dir;
   const std::string path = dir.file("v1.db");
   std::int64_t task = 0;
@@ -160,8 +158,8 @@ TEST(DbClaims, TheSchemaBeforeClaimsIsMigratedForWritingAndReadAsItIs) {
     task = db.get_or_create_task("t", "spec", "x86").id;
     db.insert(record_of(task, "h1", 0));
   }
-  // Version 1 is version 2 without the claims table.
-  raw_sql(path, "DROP TABLE claims; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  // Version 1 is the current version without the claims (2) and jobs (3) tables.
+  raw_sql(path, "DROP TABLE claims; DROP TABLE jobs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   const std::string bytes = testing::read_bytes(path);
   EXPECT_EQ(Database::open(path, OpenMode::read_only).records(task).size(), 1u);
   EXPECT_EQ(testing::read_bytes(path), bytes);  // nothing written

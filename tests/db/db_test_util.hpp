@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <map>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "db/db.hpp"
+#include "pg_server.hpp"
 
 namespace attune::testing {
 
@@ -115,6 +118,45 @@ inline void expect_same_record(const Record& want, const Record& got) {
   EXPECT_EQ(want.seed, got.seed);
   EXPECT_EQ(want.trial, got.trial);
 }
+
+// The record store's tests run on both backends: TEST_P(Suite, Name) with the suite
+// instantiated by ATTUNE_ON_BOTH_BACKENDS(Suite), named .../sqlite and .../postgres. In the
+// test, `dir.file(NAME)` names a new empty database (the same one for the same NAME): a file in
+// a scratch directory, or a fresh database on this program's private server (pg_server.hpp).
+enum class Backend { sqlite, postgres };
+
+class Databases {
+ public:
+  explicit Databases(Backend b) : backend_(b) {}
+  std::string file(const std::string& name) {
+    if (backend_ == Backend::sqlite) return scratch_.file(name);
+    auto [it, added] = urls_.emplace(name, "");
+    if (added) it->second = PgServer::shared().new_database();
+    return it->second;
+  }
+  const std::filesystem::path& path() const { return scratch_.path(); }
+
+ private:
+  Backend backend_;
+  ScratchDir scratch_;
+  std::map<std::string, std::string> urls_;
+};
+
+class OnBothBackends : public ::testing::TestWithParam<Backend> {
+ protected:
+  Backend backend() const { return GetParam(); }
+  Databases dir{GetParam()};
+};
+
+inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::sqlite ? "sqlite" : "postgres";
+}
+
+#define ATTUNE_ON_BOTH_BACKENDS(Suite)                                                                              \
+  class Suite : public ::attune::testing::OnBothBackends {};                                                        \
+  INSTANTIATE_TEST_SUITE_P(                                                                                         \
+      Backends, Suite, ::testing::Values(::attune::testing::Backend::sqlite, ::attune::testing::Backend::postgres), \
+      ::attune::testing::backend_name)
 
 inline constexpr const char* kGemmSpec =
     "tensor A[4, 4] f32\ntensor B[4, 4] f32\ntensor C[4, 4] f32\nC[m, n] += A[m, k] * B[k, n]\n";

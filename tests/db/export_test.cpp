@@ -6,10 +6,11 @@
 namespace attune {
 namespace {
 
+ATTUNE_ON_BOTH_BACKENDS(DbExport);
+
 using nlohmann::json;
 
-TEST(DbExport, LinesParseBackToTheRecords) {
-  testing::ScratchDir dir;
+TEST_P(DbExport, LinesParseBackToTheRecords) {
   auto db = Database::open(dir.file("attune.db"));
   std::mt19937_64 rng(42);
   std::vector<TaskInfo> tasks = {db.get_or_create_task("gemm", testing::kGemmSpec, "x86"),
@@ -59,8 +60,7 @@ TEST(DbExport, LinesParseBackToTheRecords) {
   EXPECT_EQ(n, want.size());
 }
 
-TEST(DbExport, EmptyDatabaseWritesNothingAndWorksReadOnly) {
-  testing::ScratchDir dir;
+TEST_P(DbExport, EmptyDatabaseWritesNothingAndWorksReadOnly) {
   std::string path = dir.file("attune.db");
   Database::open(path).get_or_create_task("t", "spec", "x86");
   auto db = Database::open(path, OpenMode::read_only);
@@ -69,8 +69,7 @@ TEST(DbExport, EmptyDatabaseWritesNothingAndWorksReadOnly) {
   EXPECT_EQ(out.str(), "");
 }
 
-TEST(DbExport, NonFiniteNumbersBecomeNull) {
-  testing::ScratchDir dir;
+TEST_P(DbExport, NonFiniteNumbersBecomeNull) {
   auto db = Database::open(dir.file("attune.db"));
   auto t = db.get_or_create_task("t", "spec", "x86");
   Record r;

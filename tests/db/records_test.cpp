@@ -8,10 +8,13 @@
 namespace attune {
 namespace {
 
+ATTUNE_ON_BOTH_BACKENDS(DbTasks);
+ATTUNE_ON_BOTH_BACKENDS(DbRecords);
+ATTUNE_ON_BOTH_BACKENDS(DbModels);
+
 using testing::ScratchDir;
 
-TEST(DbTasks, GetOrCreateIsKeyedBySpecAndTarget) {
-  ScratchDir dir;
+TEST_P(DbTasks, GetOrCreateIsKeyedBySpecAndTarget) {
   auto db = Database::open(dir.file("attune.db"));
   TaskInfo a = db.get_or_create_task("gemm_4", testing::kGemmSpec, "x86_avx2");
   EXPECT_GT(a.id, 0);
@@ -43,8 +46,7 @@ TEST(DbTasks, GetOrCreateIsKeyedBySpecAndTarget) {
   EXPECT_EQ(all[1].id, b.id);
 }
 
-TEST(DbRecords, RoundTripOfEveryField) {
-  ScratchDir dir;
+TEST_P(DbRecords, RoundTripOfEveryField) {
   std::string path = dir.file("attune.db");
   std::mt19937_64 rng(20250131);
   std::vector<Record> want;
@@ -81,7 +83,7 @@ TEST(DbRecords, RoundTripOfEveryField) {
   EXPECT_FALSE(db.record(999999));
 }
 
-TEST(DbRecords, MeasurementConversion) {
+TEST(DbRecordMeasurement, ConvertsBothWays) {
   Measurement m;
   m.status = Status::wrong_result;
   m.error = "mismatch at 3";
@@ -100,8 +102,7 @@ TEST(DbRecords, MeasurementConversion) {
   EXPECT_EQ(back.compile_s, m.compile_s);
 }
 
-TEST(DbRecords, InsertRefusesBadInput) {
-  ScratchDir dir;
+TEST_P(DbRecords, InsertRefusesBadInput) {
   std::string path = dir.file("attune.db");
   auto db = Database::open(path);
   auto t = db.get_or_create_task("t", "spec", "x86");
@@ -125,8 +126,7 @@ TEST(DbRecords, InsertRefusesBadInput) {
   EXPECT_EQ(db.counts(t.id).trials, 0);
 }
 
-TEST(DbRecords, ResumeKnowsTheTracesAlreadyTried) {
-  ScratchDir dir;
+TEST_P(DbRecords, ResumeKnowsTheTracesAlreadyTried) {
   std::string path = dir.file("attune.db");
   std::mt19937_64 rng(8);
   std::set<std::string> hashes_a;
@@ -176,8 +176,7 @@ Record timed(std::int64_t task, Status s, double median) {
   return r;
 }
 
-TEST(DbRecords, BestAndHistoryOnAKnownSequence) {
-  ScratchDir dir;
+TEST_P(DbRecords, BestAndHistoryOnAKnownSequence) {
   auto db = Database::open(dir.file("attune.db"));
   auto t = db.get_or_create_task("t", "spec", "x86").id;
   auto other = db.get_or_create_task("o", "spec o", "x86").id;
@@ -211,8 +210,7 @@ TEST(DbRecords, BestAndHistoryOnAKnownSequence) {
   }
 }
 
-TEST(DbRecords, BestAndHistoryMatchABruteForceOnRandomData) {
-  ScratchDir dir;
+TEST_P(DbRecords, BestAndHistoryMatchABruteForceOnRandomData) {
   auto db = Database::open(dir.file("attune.db"));
   std::mt19937_64 rng(99);
   std::vector<std::int64_t> tasks;
@@ -246,8 +244,7 @@ TEST(DbRecords, BestAndHistoryMatchABruteForceOnRandomData) {
   }
 }
 
-TEST(DbModels, BlobsRoundTripAndTheLatestWins) {
-  ScratchDir dir;
+TEST_P(DbModels, BlobsRoundTripAndTheLatestWins) {
   std::string path = dir.file("attune.db");
   std::mt19937_64 rng(6);
   std::string blob1 = testing::random_bytes(rng, 10000);  // with NUL bytes
