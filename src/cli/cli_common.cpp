@@ -58,6 +58,31 @@ void check_max_memory(const Op& op, const std::string& max_memory_arg) {
                      max_memory_arg.empty() ? default_memory_limit() : parse_byte_size(max_memory_arg, "--max-memory"));
 }
 
+namespace {
+std::string& recorded_command_line() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string& s = recorded_command_line();
+  s.clear();
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i) s += ' ';
+    if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos) {
+      s += arg;
+      continue;
+    }
+    s += '\'';  // single quotes, each quote inside as '\''
+    for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+}
+
+const std::string& command_line() { return recorded_command_line(); }
+
 std::string one_line(const std::string& text, std::size_t max_chars) {
   std::string out;
   out.reserve(text.size());
