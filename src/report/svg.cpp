@@ -11,7 +11,7 @@ namespace attune::report {
 
 namespace {
 
-constexpr std::size_t kMaxLabel = 40;  // legend and tick labels are cut here
+constexpr std::size_t kMaxLabel = 26;  // legend and tick labels are cut here
 
 // Colour-blind-safe (Okabe-Ito), then greys.
 constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
@@ -154,7 +154,7 @@ std::string path_data(const Series& se, const Scale& x, const Scale& y) {
 const char* series_colour(std::size_t i) { return kPalette[i % std::size(kPalette)]; }
 
 std::string xy_chart(const XYChart& c) {
-  constexpr int kW = 720, kH = 320, kLegendW = 200;
+  constexpr int kW = 580, kH = 300, kLegendW = 150;
   std::vector<double> xs, ys;
   for (const auto& se : c.series)
     for (const auto& p : se.points) xs.push_back(p.x), ys.push_back(p.y);

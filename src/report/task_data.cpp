@@ -61,7 +61,13 @@ class Collector {
 
   void add(const std::vector<Record>& records) {
     for (const auto& r : records) add(r);
-    for (auto& [strategy, run] : runs_) d_.runs.push_back(std::move(run));
+    for (auto& [strategy, run] : runs_) {
+      // The best holds to the run's last attempt: the curve's last point is there.
+      const End& e = end_[strategy];
+      if (!run.by_trial.empty() && e.trial > run.by_trial.back().x) run.by_trial.push_back({e.trial, run.by_trial.back().y});
+      if (!run.by_time.empty() && e.time > run.by_time.back().x) run.by_time.push_back({e.time, run.by_time.back().y});
+      d_.runs.push_back(std::move(run));
+    }
     for (auto& [strategy, se] : spread_) d_.spread.push_back(std::move(se));
   }
 
@@ -108,15 +114,18 @@ class Collector {
       it->second.label = r.strategy + (db_label_.empty() ? "" : " · " + db_label_);
       spread_[r.strategy] = {it->second.label, {}, SeriesStyle::dots};
     }
-    if (!std::isfinite(v)) return;
     const double trial = static_cast<double>(r.trial);
+    const auto t = parse_utc(r.created_at);
+    const auto t0 = first_time_.find(r.strategy);
+    End& e = end_[r.strategy];
+    e.trial = std::max(e.trial, trial);
+    if (t && t0 != first_time_.end()) e.time = std::max(e.time, *t - t0->second);
+    if (!std::isfinite(v)) return;
     spread_[r.strategy].points.push_back({trial, v});
     std::optional<double>& best = best_[r.strategy];
     if (best && v <= *best) return;
     best = v;
     it->second.by_trial.push_back({trial, v});
-    const auto t = parse_utc(r.created_at);
-    const auto t0 = first_time_.find(r.strategy);
     if (t && t0 != first_time_.end()) it->second.by_time.push_back({*t - t0->second, v});
   }
 
@@ -169,6 +178,10 @@ class Collector {
   std::string db_label_;
   std::map<std::string, RunCurve> runs_;
   std::map<std::string, Series> spread_;
+  struct End {
+    double trial = 0, time = 0;  // the run's last attempt: trial number, seconds since its first
+  };
+  std::map<std::string, End> end_;
   std::map<std::string, std::optional<double>> best_;  // per strategy, so far
   std::map<std::string, double> first_time_;
 };

@@ -161,6 +161,7 @@ class Ml2Search final : public Strategy {
         probes_.insert(out.back());
       }
     }
+    note_predictions(space, out, p, v);
     return out;
   }
 
@@ -173,6 +174,7 @@ class Ml2Search final : public Strategy {
       FeatureRows rows;
       for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
       score = a->predict(rows);
+      for (std::size_t i = 0; i < compiled.size(); ++i) predicted_[compiled[i].config]["a"] = score[i];
     } else if (const CostModel* p = pick(own_.p, warm_.p, space, false)) {
       std::vector<Config> cs;
       for (const auto& c : compiled) cs.push_back(c.config);
@@ -187,7 +189,28 @@ class Ml2Search final : public Strategy {
     return idx;
   }
 
+ nlohmann::json predictions(const Config& c) const override {
+    const auto it = predicted_.find(c);
+    return it == predicted_.end() ? nlohmann::json() : nlohmann::json{{"ml2", it->second}};
+  }
+
  private:
+  // P's score and V's probability of validity for the configs proposed (A's score is added in
+  // select()), kept so that each record says what the models predicted for it.
+  void note_predictions(const Space& space, const std::vector<Config>& out, const CostModel* p, const CostModel* v) {
+    if (out.empty() || (!p && !v)) return;
+    const auto rows = inputs_.visible_rows(space, out);
+    const std::vector<float> ps = p ? p->predict(rows) : std::vector<float>(), vs = v ? v->predict(rows) : std::vector<float>();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      nlohmann::json& j = predicted_[out[i]];
+      if (i < ps.size()) j["p"] = ps[i];
+      if (i < vs.size()) {
+        j["v"] = vs[i];
+        j["v_cut"] = threshold_;
+      }
+    }
+  }
+
   // This task's model when it has one, else a warm-start model whose input width fits.
   const CostModel* pick(const std::optional<CostModel>& own, const std::optional<CostModel>& warm, const Space& space,
                         bool with_hidden) {
@@ -237,6 +260,7 @@ class Ml2Search final : public Strategy {
   Models own_, warm_;
   std::set<Config> probes_;            // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
+  std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut"} per config
   int round_ = 0;
   std::mt19937_64 rng_{0};                    // only to draw a config whose features give the width
   std::optional<std::size_t> visible_width_;  // the space's visible feature count, once known

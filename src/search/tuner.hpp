@@ -168,6 +168,10 @@ class Strategy {
   // strategies warm-start from, and save their models to, the database here.
   virtual void begin(const StrategyContext&) {}
   virtual void end(const StrategyContext&) {}
+  // What the strategy predicted for a config it proposed, as fields to add to its record's
+  // features (ml2: {"ml2": {"p", "a", "v", "v_cut"}}, which `attune report` plots against the
+  // measurement); null when it predicted nothing.
+  virtual nlohmann::json predictions(const Config&) const { return nullptr; }
 };
 
 // Shares a measurement budget among the arms of an armed space (arm_knob() >= 0) by their
