@@ -11,7 +11,8 @@ namespace attune::report {
 
 namespace {
 
-constexpr std::size_t kMaxLabel = 26;  // legend and tick labels are cut here
+// Legend labels are cut to fit the legend's width: 150 px beside line charts, 200 beside bars, 240 beside a roofline.
+constexpr std::size_t kNarrowLegend = 26, kWideLegend = 36, kRoofLegend = 42;
 
 // Colour-blind-safe (Okabe-Ito), then greys.
 constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
@@ -88,6 +89,12 @@ std::vector<double> ticks(const Scale& s) {
   return t;
 }
 
+// "1000" rather than "1e+03" for whole numbers a person reads at a glance.
+std::string tick_label(double v) {
+  if (std::abs(v) >= 1 && std::abs(v) < 1e7 && v == std::round(v)) return fixed(v, 0);
+  return num(v, 3);
+}
+
 // The plot area's frame, grid, ticks and axis labels.
 std::string axes(const Scale& x, const Scale& y, const std::string& xl, const std::string& yl) {
   std::string s = "<g class=\"axes\">\n";
@@ -97,13 +104,13 @@ std::string axes(const Scale& x, const Scale& y, const std::string& xl, const st
     const double X = x.at(v);
     s += "<line class=\"grid\" x1=\"" + px(X) + "\" x2=\"" + px(X) + "\" y1=\"" + px(y.p1) + "\" y2=\"" + px(y.p0) +
          "\"/>\n";
-    s += text(X, y.p0 + 14, num(v, 3), "class=\"tick\" text-anchor=\"middle\"");
+    s += text(X, y.p0 + 14, tick_label(v), "class=\"tick\" text-anchor=\"middle\"");
   }
   for (double v : ticks(y)) {
     const double Y = y.at(v);
     s += "<line class=\"grid\" x1=\"" + px(x.p0) + "\" x2=\"" + px(x.p1) + "\" y1=\"" + px(Y) + "\" y2=\"" + px(Y) +
          "\"/>\n";
-    s += text(x.p0 - 4, Y + 4, num(v, 3), "class=\"tick\" text-anchor=\"end\"");
+    s += text(x.p0 - 4, Y + 4, tick_label(v), "class=\"tick\" text-anchor=\"end\"");
   }
   s += text((x.p0 + x.p1) / 2, y.p0 + 32, html_escape(xl), "class=\"axis-label\" text-anchor=\"middle\"");
   s += "<text class=\"axis-label\" text-anchor=\"middle\" transform=\"translate(14 " + px((y.p0 + y.p1) / 2) +
@@ -112,13 +119,13 @@ std::string axes(const Scale& x, const Scale& y, const std::string& xl, const st
 }
 
 // A legend of coloured swatches at (x, y), one row per label.
-std::string legend(double x, double y, const std::vector<std::string>& labels) {
+std::string legend(double x, double y, const std::vector<std::string>& labels, std::size_t max_chars) {
   std::string s = "<g class=\"legend\">\n";
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const double Y = y + 16.0 * static_cast<double>(i);
     s += "<rect x=\"" + px(x) + "\" y=\"" + px(Y - 9) + "\" width=\"10\" height=\"10\" fill=\"" + series_colour(i) +
          "\"/>\n";
-    s += text(x + 14, Y, html_escape_cut(labels[i], kMaxLabel));
+    s += text(x + 14, Y, html_escape_cut(labels[i], max_chars));
   }
   return s + "</g>\n";
 }
@@ -178,12 +185,12 @@ std::string xy_chart(const XYChart& c) {
     s += "<path class=\"series" + std::string(dots ? " dots" : "") + "\" data-label=\"" + html_escape(se.label) +
          "\" stroke=\"" + series_colour(i) + "\" d=\"" + path_data(se, x, y) + "\"/>\n";
   }
-  s += legend(kW - kLegendW + 4, 40, labels);
+  s += legend(kW - kLegendW + 4, 40, labels, kNarrowLegend);
   return s + "</svg>\n";
 }
 
 std::string roofline_chart(const RooflineChart& c) {
-  constexpr int kW = 720, kH = 360, kLegendW = 200;
+  constexpr int kW = 760, kH = 360, kLegendW = 240;
   std::vector<double> xs, ys;
   for (const auto& p : c.points) xs.push_back(p.intensity), ys.push_back(p.gflops);
   for (const auto& r : c.roofs) {
@@ -217,15 +224,17 @@ std::string roofline_chart(const RooflineChart& c) {
          "\" d=\"" + d + "\"/>\n";
   }
   s += "<g class=\"kernels\">\n";
+  bool below = false;  // alternate labels above and below their points, so neighbours overlap less
   for (const auto& p : c.points) {
     if (!x.admits(p.intensity) || !y.admits(p.gflops)) continue;
     const double X = x.at(p.intensity), Y = y.at(p.gflops);
     s += "<circle class=\"kernel\" cx=\"" + px(X) + "\" cy=\"" + px(Y) + "\" r=\"4\"><title>" +
          html_escape(p.label) + ": " + num(p.gflops) + " GFLOP/s at " + num(p.intensity) +
          " FLOP/byte</title></circle>\n";
-    s += text(X + 6, Y - 6, html_escape_cut(p.label, 24), "class=\"point-label\"");
+    s += text(X + 6, below ? Y + 14 : Y - 6, html_escape_cut(p.label, 24), "class=\"point-label\"");
+    below = !below;
   }
-  s += "</g>\n" + legend(kW - kLegendW + 4, 40, labels);
+  s += "</g>\n" + legend(kW - kLegendW + 4, 40, labels, kRoofLegend);
   return s + "</svg>\n";
 }
 
@@ -248,7 +257,7 @@ std::string bar_chart(const BarChart& c) {
   for (double v : ticks(y)) {
     s += "<line class=\"grid\" x1=\"" + px(x.p0) + "\" x2=\"" + px(x.p1) + "\" y1=\"" + px(y.at(v)) + "\" y2=\"" +
          px(y.at(v)) + "\"/>\n";
-    s += text(x.p0 - 4, y.at(v) + 4, num(v, 3), "class=\"tick\" text-anchor=\"end\"");
+    s += text(x.p0 - 4, y.at(v) + 4, tick_label(v), "class=\"tick\" text-anchor=\"end\"");
   }
   s += "<text class=\"axis-label\" text-anchor=\"middle\" transform=\"translate(14 " + px((y.p0 + y.p1) / 2) +
        ") rotate(-90)\">" + html_escape(c.y_label) + "</text>\n</g>\n";
@@ -270,7 +279,7 @@ std::string bar_chart(const BarChart& c) {
     s += "<text class=\"tick\" text-anchor=\"end\" transform=\"translate(" + px(gx + group_w / 2 - gap / 2) + " " +
          px(y.p0 + 12) + ") rotate(-30)\">" + html_escape_cut(grp.label, 22) + "</text>\n";
   }
-  s += legend(w - kLegendW + 4, 40, c.series);
+  s += legend(w - kLegendW + 4, 40, c.series, kWideLegend);
   return s + "</svg>\n";
 }
 
