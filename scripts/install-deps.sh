@@ -14,6 +14,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   # tests and benches only (model export): attune itself never runs Python
   python3-torch python3-torchvision python3-onnx python3-numpy
+  # tests only: the HTML report opened in a headless browser, and databases edited by hand
+  chromium sqlite3
 )
 
 missing=()
