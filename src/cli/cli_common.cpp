@@ -10,6 +10,7 @@
 
 #include "ir/error.hpp"
 #include "ir/json_limits.hpp"
+#include "report/provenance.hpp"
 #include "runtime/memory_estimate.hpp"
 
 namespace attune::cli {
@@ -82,6 +83,15 @@ void set_command_line(int argc, char** argv) {
 }
 
 const std::string& command_line() { return recorded_command_line(); }
+
+RunInfo this_run() {
+  const report::BuildInfo b = report::this_build();
+  RunInfo r;
+  r.command = command_line();
+  r.attune = b.version + ", commit " + b.commit + ", " + b.compiler;
+  r.machine = report::this_machine();
+  return r;
+}
 
 std::string one_line(const std::string& text, std::size_t max_chars) {
   std::string out;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/db.hpp"
 #include "hw/target.hpp"
 #include "schedule/schedule.hpp"
 
@@ -49,6 +50,8 @@ void add_report_command(CLI::App& app, Action& action);        // cmd_report.cpp
 // reports and result files name as the command that produced them.
 void set_command_line(int argc, char** argv);
 const std::string& command_line();
+// This run for the database's runs table: the command line, this attune, this machine.
+RunInfo this_run();
 
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the
 // file it names. `what` names the option in errors ("--trace").

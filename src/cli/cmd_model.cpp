@@ -158,6 +158,7 @@ int run_tune_model(const ModelArgs& a) {
   o.time_s = parse_duration(a.time);
   o.threads = a.threads;
   o.strategy = a.strategy;
+  o.run = this_run();
   o.round_trials = a.round_trials;
   o.max_memory = memory_limit(a.max_memory);
   o.log = [](const std::string& l) { std::cout << l << std::endl; };

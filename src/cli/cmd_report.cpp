@@ -31,6 +31,7 @@ int run_report(const ReportArgs& a) {
   report::ReportInput in;
   in.db_paths = a.dbs;
   in.tasks = report::gather_tasks(a.dbs, a.tasks);
+  in.runs = report::gather_runs(a.dbs);
   if (!a.tasks.empty() && in.tasks.empty())
     throw Error("--task: no task of the database(s) is named, numbered or specified as given");
   in.bench = report::read_bench_files(a.bench);

@@ -85,6 +85,24 @@ std::vector<TaskInfo> Database::tasks() const {
 
 // ---- cost models --------------------------------------------------------------------------
 
+std::int64_t Database::add_run(const RunInfo& run) {
+  impl_->require_writable("note a run");
+  Statement st(impl_->c(), "INSERT INTO runs(started_at, command, attune, machine) VALUES (?1, ?2, ?3, ?4)");
+  const std::string at = run.started_at.empty() ? utc_now_iso8601() : run.started_at;
+  st.bind(1, std::string_view(at)).bind(2, std::string_view(run.command));
+  st.bind(3, std::string_view(run.attune)).bind(4, std::string_view(run.machine)).run();
+  return impl_->c().last_insert_id();
+}
+
+std::vector<RunInfo> Database::runs() const {
+  std::vector<RunInfo> out;
+  Statement has(impl_->c(), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'");
+  if (!has.step()) return out;
+  Statement st(impl_->c(), "SELECT id, started_at, command, attune, machine FROM runs ORDER BY id");
+  while (st.step()) out.push_back({st.int64(0), st.text(1), st.text(2), st.text(3), st.text(4)});
+  return out;
+}
+
 std::int64_t Database::save_model(const std::string& target, const std::string& kind, const std::string& blob) {
   impl_->require_writable("save a model");
   Statement st(impl_->c(), "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4)");

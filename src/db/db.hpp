@@ -5,6 +5,7 @@
 //   records  one row per measured candidate, committed the moment it is inserted
 //   models   cost-model blobs (validity V, performance P / A), per target, for later stages
 //   claims   the traces tuning runs are building and measuring now, with their trial numbers
+//   runs     what started each tuning run: its command line, the attune and the machine
 //   meta     schema_version (older versions are migrated when opened for writing)
 // Each insert is its own transaction in WAL mode with synchronous=FULL, so a tuning process
 // killed at any instant (even SIGKILL) loses no record whose insert had returned. A write that
@@ -39,7 +40,7 @@
 
 namespace attune {
 
-inline constexpr int kDbSchemaVersion = 2;
+inline constexpr int kDbSchemaVersion = 3;
 // How long a write waits for another process's lock before it fails: long enough for any
 // other attune's transaction (claims and inserts are short), so no measured batch is dropped.
 inline constexpr int kDbBusyWaitSeconds = 600;
@@ -135,6 +136,15 @@ struct HistoryPoint {
   std::int64_t best_record_id = 0;  // the record holding best_s (0 when none)
 };
 
+// A tuning run's provenance (the runs table, schema version 3).
+struct RunInfo {
+  std::int64_t id = 0;
+  std::string started_at;  // filled by add_run() when empty
+  std::string command;     // the command line as typed
+  std::string attune;      // "0.1.0, commit 2eedce8, gcc 12.2.0"
+  std::string machine;     // "AMD EPYC 9R14, 2 logical CPUs"
+};
+
 struct ModelBlob {
   std::int64_t id = 0;
   std::string target;
@@ -151,7 +161,7 @@ class Database {
   //   "PATH: cannot open: permission denied"
   //   "PATH: not an attune database (file is not a database)"  (garbage bytes)
   //   "PATH: not an attune database (it has tables x, y and no attune meta table)"
-  //   "PATH: unsupported schema_version N (this attune reads 1 to 2)"
+  //   "PATH: unsupported schema_version N (this attune reads 1 to 3)"
   // The path ":memory:" opens a private in-memory database (read_write_create only).
   static Database open(const std::string& path, OpenMode mode = OpenMode::read_write_create);
 
@@ -200,6 +210,11 @@ class Database {
   void release_claims(const std::string& owner);  // every claim of the run, at its end
   // Live claims of the task (those of dead runs are dropped by the next claim()).
   std::int64_t claims(std::int64_t task_id) const;
+
+  // ---- runs ----
+  std::int64_t add_run(const RunInfo& run);
+  // By id; empty for a file of an older schema opened read-only (it has no runs table).
+  std::vector<RunInfo> runs() const;
 
   // ---- cost models ----
   std::int64_t save_model(const std::string& target, const std::string& kind, const std::string& blob);

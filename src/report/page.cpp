@@ -1,6 +1,7 @@
 // report/page.cpp — the page's skeleton: style, provenance, sections, self-check (page.hpp).
 #include "report/page.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -83,6 +84,41 @@ std::string row(const std::string& k, const std::string& escaped_value) {
   return "<tr><th>" + html_escape(k) + "</th><td>" + escaped_value + "</td></tr>\n";
 }
 
+// The runs each database noted, one row per distinct (command, attune, machine) with how many
+// times and when it ran: tune-model and scripts run one command many times.
+std::string runs_rows(const std::vector<DbRuns>& dbs) {
+  constexpr std::size_t kMaxRows = 50;
+  std::string s;
+  for (const auto& d : dbs) {
+    struct Seen {
+      const RunInfo* first;
+      std::string last_at;
+      int count;
+    };
+    std::vector<Seen> seen;
+    for (const auto& r : d.runs) {
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& x) {
+        return x.first->command == r.command && x.first->attune == r.attune && x.first->machine == r.machine;
+      });
+      if (it == seen.end())
+        seen.push_back({&r, r.started_at, 1});
+      else
+        it->last_at = r.started_at, ++it->count;
+    }
+    for (std::size_t i = 0; i < seen.size() && i < kMaxRows; ++i) {
+      const Seen& x = seen[i];
+      std::string when = html_escape(x.first->started_at);
+      if (x.count > 1) when = std::to_string(x.count) + " runs, " + when + " to " + html_escape(x.last_at);
+      s += row("tuning run", "<code>" + html_escape_cut(x.first->command, 1000) + "</code> " + when + "; attune " +
+                                 html_escape_cut(x.first->attune, 200) + "; on " + html_escape_cut(x.first->machine, 200) +
+                                 (dbs.size() > 1 ? " <span class=\"note\">(" + html_escape(d.db) + ")</span>" : ""));
+    }
+    if (seen.size() > kMaxRows)
+      s += row("tuning run", std::to_string(seen.size() - kMaxRows) + " more in " + html_escape(d.db));
+  }
+  return s;
+}
+
 // Commands, commit, compilers and machines: what produced the data and this page.
 std::string provenance_html(const ReportInput& in) {
   std::string s = section_open("provenance", "provenance", "What produced this data");
@@ -93,6 +129,7 @@ std::string provenance_html(const ReportInput& in) {
                          html_escape(b.compiler));
   s += row("report machine", html_escape(this_machine()));
   for (const auto& p : in.db_paths) s += row("database", "<code>" + html_escape(p) + "</code>");
+  s += runs_rows(in.runs);
   // The compilers that built the measured kernels, from the records themselves.
   std::map<std::string, std::int64_t> compilers;
   for (const auto& t : in.tasks)
@@ -119,8 +156,8 @@ std::string provenance_html(const ReportInput& in) {
         k != "model-profile")
       other += (other.empty() ? "" : ", ") + html_escape_cut(k, 60);
   if (!other.empty()) s += "<p class=\"note\">Bench lines of kinds this report does not draw: " + other + "</p>\n";
-  s += "<p class=\"note\">The records do not carry the command line of the tuning runs; the benches' headers "
-       "above do.</p>\n";
+  s += "<p class=\"note\">Tuning runs are those the database noted (attune tune and tune-model since schema "
+       "version 3; runs through the C++ API or a bench note none: the benches' own headers name theirs).</p>\n";
   return s + "</section>\n";
 }
 

@@ -23,6 +23,7 @@ namespace attune::report {
 struct ReportInput {
   std::vector<std::string> db_paths;
   std::vector<TaskData> tasks;
+  std::vector<DbRuns> runs;
   BenchData bench;
   std::string command;       // the `attune report` command line that made the page
   std::string generated_at;  // ISO-8601 UTC

@@ -223,6 +223,12 @@ std::string arm_of_trace(const std::string& trace_json) {
   return "loop-nest schedules";
 }
 
+std::vector<DbRuns> gather_runs(const std::vector<std::string>& db_paths) {
+  std::vector<DbRuns> out;
+  for (const auto& path : db_paths) out.push_back({path, Database::open(path, OpenMode::read_only).runs()});
+  return out;
+}
+
 std::vector<TaskData> gather_tasks(const std::vector<std::string>& db_paths, const std::vector<std::string>& only) {
   std::vector<TaskData> out;
   std::map<std::string, std::size_t> by_hash;

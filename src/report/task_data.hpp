@@ -70,6 +70,14 @@ struct TaskData {
 // (one line, naming the path) when a database cannot be opened.
 std::vector<TaskData> gather_tasks(const std::vector<std::string>& db_paths, const std::vector<std::string>& only);
 
+// What started the tuning runs of each database (its runs table; none in a database of an older
+// schema, or written by the API or a bench, which note no command).
+struct DbRuns {
+  std::string db;
+  std::vector<RunInfo> runs;
+};
+std::vector<DbRuns> gather_runs(const std::vector<std::string>& db_paths);
+
 // Seconds since the epoch of an ISO-8601 UTC time as the database writes it
 // ("2025-01-31T12:34:56.789Z"); nullopt for anything else.
 std::optional<double> parse_utc(const std::string& iso);

@@ -222,6 +222,9 @@ struct TuneOptions {
   // limit, the search leaves room for this (a tenth of the limit, at most 15 s). 0: off.
   int confirm_top = 4;
   int confirm_runs = 2;
+  // Noted in the database's runs table when its command is not empty (the CLI fills it in), so
+  // that a report can name the command, attune and machine that produced the records.
+  RunInfo run;
 };
 
 // What one arm of the mapping space got (TuneResult::arms).

@@ -160,8 +160,8 @@ TEST(DbClaims, TheSchemaBeforeClaimsIsMigratedForWritingAndReadAsItIs) {
     task = db.get_or_create_task("t", "spec", "x86").id;
     db.insert(record_of(task, "h1", 0));
   }
-  // Version 1 is version 2 without the claims table.
-  raw_sql(path, "DROP TABLE claims; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  // Version 1 is this version without the claims table (2) and the runs table (3).
+  raw_sql(path, "DROP TABLE claims; DROP TABLE runs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   const std::string bytes = testing::read_bytes(path);
   EXPECT_EQ(Database::open(path, OpenMode::read_only).records(task).size(), 1u);
   EXPECT_EQ(testing::read_bytes(path), bytes);  // nothing written
