@@ -3,6 +3,7 @@
 // bars, attune-tuning-efficiency's strategies, the model bench, and `run-model --profile-json`.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -142,8 +143,8 @@ std::string bench_html(const BenchData& bench) {
   std::string s = section_open("bench", "bench", "Bench results");
   const std::string body = attune_bench_html(bench) + efficiency_html(bench) + model_bench_html(bench);
   if (body.empty())
-    return s + no_data("no bench file given: attune-bench --json-out FILE (or attune-tuning-efficiency "
-                       "--json-out FILE), then attune report --bench FILE") +
+    return s + no_data("no bench file given: attune-bench --json-out FILE (or attune-tuning-efficiency, or "
+                       "bench/models/attune_model_bench.py, with --json-out FILE), then attune report --bench FILE") +
            "</section>\n";
   return s + body + "</section>\n";
 }
@@ -164,7 +165,9 @@ std::string model_html(const BenchData& bench) {
   std::vector<std::map<std::string, std::pair<double, double>>> per_profile;  // label -> (ms, share)
   for (const BenchLine* p : profiles) {
     const std::string tuned = num(number_or_nan(p->j, "tuned"), 4), all = num(number_or_nan(p->j, "kernels"), 4);
-    c.series.push_back(string_or_empty(p->j, "model") + ": " + tuned + "/" + all + " tuned");
+    // The counts first: a legend cuts long labels, and which run is which is what matters.
+    c.series.push_back(tuned + "/" + all + " tuned: " +
+                       std::filesystem::path(string_or_empty(p->j, "model")).filename().string());
     std::map<std::string, std::pair<double, double>> m;
     double total = 0;
     if (p->j.contains("tasks") && p->j["tasks"].is_array())

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The report as a person sees it: a small tuning run (two strategies on one task, ml2 on
 # another) and the bench results of tests/report/fixtures/ (written by attune-bench and
-# attune-tuning-efficiency --json-out), rendered by `attune report` and opened in headless
+# attune-tuning-efficiency --json-out, and by run-model --profile-json before and after a
+# 40-second tune-model of scripts/export_models.py's resnet_tiny), rendered by `attune report` and opened in headless
 # Chromium (Debian's chromium, which scripts/install-deps.sh installs for this test). It takes a
 # screenshot, kept as an artefact in ARTEFACTS (the build tree), and reads back what the page's
 # own script found once the page was laid out (<pre id="selfcheck">): every chart has a size and
@@ -28,7 +29,8 @@ db="$tmp/small.db"
 "$attune" tune "gemm:M=16,N=24,K=8" --trials 14 --db "$db" --threads 1 --seed 2 --strategy random > /dev/null 2>&1
 "$attune" tune "gemm:M=24,N=32,K=16" --trials 14 --db "$db" --threads 1 --seed 3 --strategy ml2 > /dev/null 2>&1
 "$attune" report --db "$db" --bench "$here/fixtures/attune-bench.jsonl" \
-    --bench "$here/fixtures/tuning-efficiency.jsonl" --out "$art/report.html"
+    --bench "$here/fixtures/tuning-efficiency.jsonl" --bench "$here/fixtures/model-profile-before.jsonl" \
+    --bench "$here/fixtures/model-profile-after.jsonl" --out "$art/report.html"
 
 # One browser profile per run, so parallel tests and the user's own profile stay apart.
 chrome() {
@@ -53,6 +55,7 @@ echo "$check" | grep -q '"errors":\[\]'
 grep -q 'data-chart="roofline"' "$art/report.html"
 grep -q 'data-chart="bench"' "$art/report.html"
 grep -q 'data-chart="ml2-a"' "$art/report.html"
+grep -q 'data-chart="model-profile"' "$art/report.html"
 grep -q 'class="confusion"' "$art/report.html"
 
 # 10,000 records more: copies of a measured record with other hashes, statuses, times and strategies.

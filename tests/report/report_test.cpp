@@ -186,6 +186,28 @@ TEST(ReportBench, MissingOrMalformedFilesAreOneLineErrors) {
   const std::string page = render_report(in);
   EXPECT_NE(page.find("x1.5"), std::string::npos);  // attune over OpenBLAS, on its bar
   EXPECT_NE(page.find("g&lt;1&gt;"), std::string::npos);
+  EXPECT_NE(page.find("no data: no task has a verified kernel"), std::string::npos);  // no task: no roofline
+}
+
+TEST(ReportBench, ModelBenchAndProfilesBeforeAndAfterTuning) {
+  ScratchDir dir;
+  std::ofstream(dir.file("m.jsonl"))
+      << R"({"kind":"model-bench.row","model":"resnet50","threads":1,"seconds":{"attune":0.02,"onnxruntime":0.03}})"
+      << "\n"
+      << R"({"kind":"model-profile","model":"m/r.onnx","kernels":2,"tuned":0,"tasks":[{"task":0,"label":"Conv",)"
+      << R"("ms":3},{"task":1,"label":"Gemm","ms":1}]})" << "\n"
+      << R"({"kind":"model-profile","model":"m/r.onnx","kernels":2,"tuned":2,"tasks":[{"task":0,"label":"Conv",)"
+      << R"("ms":1},{"task":1,"label":"Gemm","ms":1}]})" << "\n";
+  ReportInput in;
+  in.bench = read_bench_files({dir.file("m.jsonl")});
+  const std::string page = render_report(in);
+  EXPECT_NE(page.find("data-chart=\"model-bench\""), std::string::npos);
+  EXPECT_NE(page.find(">x1.5<"), std::string::npos);  // attune's speed over ONNX Runtime
+  EXPECT_NE(page.find("data-chart=\"model-profile\""), std::string::npos);
+  EXPECT_NE(page.find("0/2 tuned: r.onnx"), std::string::npos);
+  EXPECT_NE(page.find("2/2 tuned: r.onnx"), std::string::npos);
+  EXPECT_NE(page.find(">75.0%<"), std::string::npos);  // Conv's share before tuning
+  EXPECT_NE(page.find(">50.0%<"), std::string::npos);  // and after
 }
 
 }  // namespace
