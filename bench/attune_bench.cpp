@@ -34,8 +34,8 @@
 #include "baselines_dnnl.hpp"
 #include "fma_peak.hpp"
 #include "hw/target.hpp"
-#include "json_out.hpp"
 #include "ir/error.hpp"
+#include "json_out.hpp"
 
 namespace {
 

@@ -51,7 +51,8 @@ int run_report(const ReportArgs& a) {
 
 void add_report_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<ReportArgs>();
-  auto* r = app.add_subcommand("report", "Write an HTML report (charts, no network needed) of databases and bench results");
+  auto* r =
+      app.add_subcommand("report", "Write an HTML report (charts, no network needed) of databases and bench results");
   r->add_option("--db", a->dbs, "tuning database (repeat for several: one curve per database and strategy)")
       ->required();
   r->add_option("--task", a->tasks, "only these tasks: a name, a task id or a spec (repeatable; default all)");

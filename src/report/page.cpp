@@ -110,7 +110,8 @@ std::string runs_rows(const std::vector<DbRuns>& dbs) {
       std::string when = html_escape(x.first->started_at);
       if (x.count > 1) when = std::to_string(x.count) + " runs, " + when + " to " + html_escape(x.last_at);
       s += row("tuning run", "<code>" + html_escape_cut(x.first->command, 1000) + "</code> " + when + "; attune " +
-                                 html_escape_cut(x.first->attune, 200) + "; on " + html_escape_cut(x.first->machine, 200) +
+                                 html_escape_cut(x.first->attune, 200) + "; on " +
+                                 html_escape_cut(x.first->machine, 200) +
                                  (dbs.size() > 1 ? " <span class=\"note\">(" + html_escape(d.db) + ")</span>" : ""));
     }
     if (seen.size() > kMaxRows)
@@ -140,7 +141,8 @@ std::string provenance_html(const ReportInput& in) {
   for (const auto* kind : {"attune-bench.header", "tuning-efficiency.header", "model-bench.header"})
     for (const BenchLine* l : in.bench.of_kind(kind)) {
       std::string v = "<code>" + html_escape_cut(string_or_empty(l->j, "command"), 1000) + "</code>";
-      if (const auto c = string_or_empty(l->j, "commit"); !c.empty()) v += ", commit <code>" + html_escape(c) + "</code>";
+      if (const auto c = string_or_empty(l->j, "commit"); !c.empty())
+        v += ", commit <code>" + html_escape(c) + "</code>";
       if (const auto c = string_or_empty(l->j, "cpu"); !c.empty()) v += ", on " + html_escape_cut(c, 200);
       if (const auto c = string_or_empty(l->j, "compiler"); !c.empty()) v += ", built with " + html_escape_cut(c, 200);
       s += row(kind, v + " <span class=\"note\">(" + html_escape(l->file) + ")</span>");
@@ -171,7 +173,8 @@ std::string section_open(const std::string& cls, const std::string& id, const st
 std::string no_data(const std::string& why) { return "<p class=\"no-data\">no data: " + html_escape(why) + "</p>\n"; }
 
 std::string render_report(const ReportInput& in) {
-  std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>attune report</title>\n";
+  std::string s =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>attune report</title>\n";
   s += "<script>" + std::string(kErrorTrap) + "</script>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += "<h1>attune tuning report</h1>\n";
   s += "<p class=\"note\">Higher is better on every chart in GFLOP/s. Curves are the best verified measurement so "

@@ -44,8 +44,9 @@ std::string attune_bench_html(const BenchData& bench) {
     const double t = number_or_nan(r->j, "threads");
     by_threads[std::isfinite(t) ? static_cast<int>(t) : 0].push_back(r);
   }
-  std::string s = "<h3>attune-bench: attune against each baseline</h3>\n<p class=\"note\">Bars are GFLOP/s; the "
-                  "figure on a baseline's bar is attune's speed over it (above 1: attune is faster).</p>\n";
+  std::string s =
+      "<h3>attune-bench: attune against each baseline</h3>\n<p class=\"note\">Bars are GFLOP/s; the "
+      "figure on a baseline's bar is attune's speed over it (above 1: attune is faster).</p>\n";
   for (const auto& [threads, rs] : by_threads) {
     BarChart c;
     c.kind = "bench";
@@ -93,8 +94,10 @@ std::string efficiency_html(const BenchData& bench) {
     }
     c.groups.push_back(std::move(g));
   }
-  std::string s = "<h3>attune-tuning-efficiency</h3>\n<p class=\"note\">The figure on a bar is the median number "
-                  "of invalid attempts.</p>\n<div class=\"wide\">" + bar_chart(c) + "</div>\n";
+  std::string s =
+      "<h3>attune-tuning-efficiency</h3>\n<p class=\"note\">The figure on a bar is the median number "
+      "of invalid attempts.</p>\n<div class=\"wide\">" +
+      bar_chart(c) + "</div>\n";
   const auto quality = bench.of_kind("tuning-efficiency.quality");
   if (!quality.empty()) {
     s += "<table><tr><th>workload</th><th>pairwise P</th><th>pairwise A</th><th>peak@1 P</th><th>peak@1 A</th>"
@@ -143,8 +146,10 @@ std::string bench_html(const BenchData& bench) {
   std::string s = section_open("bench", "bench", "Bench results");
   const std::string body = attune_bench_html(bench) + efficiency_html(bench) + model_bench_html(bench);
   if (body.empty())
-    return s + no_data("no bench file given: attune-bench --json-out FILE (or attune-tuning-efficiency, or "
-                       "bench/models/attune_model_bench.py, with --json-out FILE), then attune report --bench FILE") +
+    return s +
+           no_data(
+               "no bench file given: attune-bench --json-out FILE (or attune-tuning-efficiency, or "
+               "bench/models/attune_model_bench.py, with --json-out FILE), then attune report --bench FILE") +
            "</section>\n";
   return s + body + "</section>\n";
 }
@@ -153,8 +158,10 @@ std::string model_html(const BenchData& bench) {
   std::string s = section_open("model", "model", "Model: time per task");
   const auto profiles = bench.of_kind("model-profile");
   if (profiles.empty())
-    return s + no_data("no model profile given: attune run-model MODEL --rounds N --profile-json FILE, once "
-                       "without --db (before tuning) and once with it (after), then --bench with both") +
+    return s +
+           no_data(
+               "no model profile given: attune run-model MODEL --rounds N --profile-json FILE, once "
+               "without --db (before tuning) and once with it (after), then --bench with both") +
            "</section>\n";
   // One group per task label, one bar per profile (before and after tuning), the share on it.
   BarChart c;
@@ -166,12 +173,13 @@ std::string model_html(const BenchData& bench) {
   for (const BenchLine* p : profiles) {
     const std::string tuned = num(number_or_nan(p->j, "tuned"), 4), all = num(number_or_nan(p->j, "kernels"), 4);
     // The counts first: a legend cuts long labels, and which run is which is what matters.
-    c.series.push_back(tuned + "/" + all + " tuned: " +
-                       std::filesystem::path(string_or_empty(p->j, "model")).filename().string());
+    c.series.push_back(tuned + "/" + all +
+                       " tuned: " + std::filesystem::path(string_or_empty(p->j, "model")).filename().string());
     std::map<std::string, std::pair<double, double>> m;
     double total = 0;
     if (p->j.contains("tasks") && p->j["tasks"].is_array())
-      for (const auto& t : p->j["tasks"]) total += std::max(0.0, std::isfinite(number_or_nan(t, "ms")) ? number_or_nan(t, "ms") : 0.0);
+      for (const auto& t : p->j["tasks"])
+        total += std::max(0.0, std::isfinite(number_or_nan(t, "ms")) ? number_or_nan(t, "ms") : 0.0);
     if (p->j.contains("tasks") && p->j["tasks"].is_array())
       for (const auto& t : p->j["tasks"]) {
         const std::string label = "task " + num(number_or_nan(t, "task"), 6) + " " + string_or_empty(t, "label");

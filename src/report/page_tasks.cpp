@@ -18,8 +18,8 @@ std::string anchor(const TaskData& t) { return "task-" + t.task.hash.substr(0, 1
 
 std::string curves_html(const TaskData& t) {
   XYChart by_trial{"best-vs-trials", "best so far against trials", {"trial"}, {t.metric}, {}};
-  XYChart by_time{"best-vs-time", "best so far against wall time", {"seconds since the run's first record"},
-                  {t.metric}, {}};
+  XYChart by_time{
+      "best-vs-time", "best so far against wall time", {"seconds since the run's first record"}, {t.metric}, {}};
   for (const auto& r : t.runs) {
     by_trial.series.push_back({r.label, r.by_trial, SeriesStyle::step});
     by_time.series.push_back({r.label, r.by_time, SeriesStyle::step});
@@ -60,12 +60,19 @@ std::string ml2_html(const TaskData& t) {
     return "";
   }
   std::string h = "<h3>ml2: predicted against measured</h3>\n<div class=\"charts\">\n";
-  h += xy_chart({"ml2-p", "P (visible features): score against measured", {"P's score"}, {t.metric},
+  h += xy_chart({"ml2-p",
+                 "P (visible features): score against measured",
+                 {"P's score"},
+                 {t.metric},
                  {{"P", m.p, SeriesStyle::dots}}});
-  h += xy_chart({"ml2-a", "A (visible + hidden features): score against measured", {"A's score"}, {t.metric},
+  h += xy_chart({"ml2-a",
+                 "A (visible + hidden features): score against measured",
+                 {"A's score"},
+                 {t.metric},
                  {{"A", m.a, SeriesStyle::dots}}});
   h += "</div>\n<p class=\"note\">P and A are rankers: their scores order candidates, they are not in " +
-       html_escape(t.metric) + ". V filters before anything is built, so the candidates it called invalid were only "
+       html_escape(t.metric) +
+       ". V filters before anything is built, so the candidates it called invalid were only "
        "measured as probes.</p>\n";
   auto cell = [](std::int64_t n) { return "<td class=\"n\">" + std::to_string(n) + "</td>"; };
   h += "<table class=\"confusion\"><tr><th>V's confusion matrix (" + std::to_string(m.v_count) +
@@ -106,8 +113,7 @@ std::string task_section_html(const TaskData& t) {
        " confirmations (re-measurements of the fastest traces, not drawn)";
   if (!t.have_op) s += "; the spec does not parse here, so speeds are calls per second";
   s += "</p>\n";
-  if (t.best <= 0)
-    s += no_data("no attempt of this task ran and matched the reference, so there is no curve");
+  if (t.best <= 0) s += no_data("no attempt of this task ran and matched the reference, so there is no curve");
   s += curves_html(t) + arms_html(t) + statuses_html(t) + ml2_html(t);
   return s + "</section>\n";
 }

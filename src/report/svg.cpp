@@ -85,7 +85,8 @@ std::vector<double> ticks(const Scale& s) {
   }
   const double raw = (s.hi - s.lo) / 5, mag = std::pow(10, std::floor(std::log10(raw)));
   const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
-  for (double v = std::ceil(s.lo / step) * step; v <= s.hi + step * 1e-9; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  for (double v = std::ceil(s.lo / step) * step; v <= s.hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   return t;
 }
 
@@ -228,9 +229,8 @@ std::string roofline_chart(const RooflineChart& c) {
   for (const auto& p : c.points) {
     if (!x.admits(p.intensity) || !y.admits(p.gflops)) continue;
     const double X = x.at(p.intensity), Y = y.at(p.gflops);
-    s += "<circle class=\"kernel\" cx=\"" + px(X) + "\" cy=\"" + px(Y) + "\" r=\"4\"><title>" +
-         html_escape(p.label) + ": " + num(p.gflops) + " GFLOP/s at " + num(p.intensity) +
-         " FLOP/byte</title></circle>\n";
+    s += "<circle class=\"kernel\" cx=\"" + px(X) + "\" cy=\"" + px(Y) + "\" r=\"4\"><title>" + html_escape(p.label) +
+         ": " + num(p.gflops) + " GFLOP/s at " + num(p.intensity) + " FLOP/byte</title></circle>\n";
     s += text(X + 6, below ? Y + 14 : Y - 6, html_escape_cut(p.label, 24), "class=\"point-label\"");
     below = !below;
   }
@@ -301,7 +301,8 @@ std::string share_bar(const std::string& kind, const std::string& title, const s
   }
   std::vector<std::string> labels;
   for (const auto& sh : shares)
-    labels.push_back(sh.label + ": " + num(sh.value, 4) + (total > 0 ? " (" + fixed(100 * sh.value / total, 1) + "%)" : "") +
+    labels.push_back(sh.label + ": " + num(sh.value, 4) +
+                     (total > 0 ? " (" + fixed(100 * sh.value / total, 1) + "%)" : "") +
                      (sh.note.empty() ? "" : ", " + sh.note));
   // Legend rows here are long (a mapping's name and its figures): no cut at kMaxLabel.
   s += "<g class=\"legend\">\n";

@@ -24,8 +24,8 @@ constexpr double kDefaultVCut = 0.65;
 
 // The statuses the report always lists, in this order, even at zero.
 const std::vector<std::string>& status_order() {
-  static const std::vector<std::string> s = {"ok", "invalid", "compile_error", "runtime_error", "timeout",
-                                             "wrong_result"};
+  static const std::vector<std::string> s = {"ok",      "invalid",     "compile_error", "runtime_error",
+                                             "timeout", "wrong_result"};
   return s;
 }
 
@@ -64,7 +64,8 @@ class Collector {
     for (auto& [strategy, run] : runs_) {
       // The best holds to the run's last attempt: the curve's last point is there.
       const End& e = end_[strategy];
-      if (!run.by_trial.empty() && e.trial > run.by_trial.back().x) run.by_trial.push_back({e.trial, run.by_trial.back().y});
+      if (!run.by_trial.empty() && e.trial > run.by_trial.back().x)
+        run.by_trial.push_back({e.trial, run.by_trial.back().y});
       if (!run.by_time.empty() && e.time > run.by_time.back().x) run.by_time.push_back({e.time, run.by_time.back().y});
       d_.runs.push_back(std::move(run));
     }

@@ -24,7 +24,10 @@ using attune::testing::ScratchDir;
 TEST(ReportHtml, EscapesEveryMarkupCharacterAndControlBytes) {
   EXPECT_EQ(html_escape("<script>alert('x') & \"y\"</script>"),
             "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
-  EXPECT_EQ(html_escape(std::string("a\0b\x1b" "c\td\ne", 9)), "a?b?c\td\ne");
+  EXPECT_EQ(html_escape(std::string("a\0b\x1b"
+                                    "c\td\ne",
+                                    9)),
+            "a?b?c\td\ne");
   EXPECT_EQ(html_escape_cut("abcdef", 3), "abc ...");
   EXPECT_EQ(html_escape_cut("\xce\xbb\xce\xbb", 3), "\xce\xbb ...");  // never half a character
   EXPECT_EQ(num(NAN), "n/a");
@@ -176,9 +179,11 @@ TEST(ReportBench, MissingOrMalformedFilesAreOneLineErrors) {
     EXPECT_NE(std::string(e.what()).find("bad.jsonl:3: not a bench result"), std::string::npos);
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
-  std::ofstream(dir.file("ok.jsonl")) << R"({"kind":"attune-bench.machine","threads":1,"peak_gflops":100})" << "\n"
+  std::ofstream(dir.file("ok.jsonl")) << R"({"kind":"attune-bench.machine","threads":1,"peak_gflops":100})"
+                                      << "\n"
                                       << R"({"kind":"attune-bench.row","threads":1,"name":"g<1>","gflops":)"
-                                      << R"({"attune":90,"openblas":60}})" << "\n";
+                                      << R"({"attune":90,"openblas":60}})"
+                                      << "\n";
   const BenchData b = read_bench_files({dir.file("ok.jsonl")});
   EXPECT_EQ(b.of_kind("attune-bench.row").size(), 1u);
   ReportInput in;
@@ -195,9 +200,11 @@ TEST(ReportBench, ModelBenchAndProfilesBeforeAndAfterTuning) {
       << R"({"kind":"model-bench.row","model":"resnet50","threads":1,"seconds":{"attune":0.02,"onnxruntime":0.03}})"
       << "\n"
       << R"({"kind":"model-profile","model":"m/r.onnx","kernels":2,"tuned":0,"tasks":[{"task":0,"label":"Conv",)"
-      << R"("ms":3},{"task":1,"label":"Gemm","ms":1}]})" << "\n"
+      << R"("ms":3},{"task":1,"label":"Gemm","ms":1}]})"
+      << "\n"
       << R"({"kind":"model-profile","model":"m/r.onnx","kernels":2,"tuned":2,"tasks":[{"task":0,"label":"Conv",)"
-      << R"("ms":1},{"task":1,"label":"Gemm","ms":1}]})" << "\n";
+      << R"("ms":1},{"task":1,"label":"Gemm","ms":1}]})"
+      << "\n";
   ReportInput in;
   in.bench = read_bench_files({dir.file("m.jsonl")});
   const std::string page = render_report(in);
