@@ -179,12 +179,14 @@ std::string render_report(const ReportInput& in) {
   s += "<h1>attune tuning report</h1>\n";
   s += "<p class=\"note\">Higher is better on every chart in GFLOP/s. Curves are the best verified measurement so "
        "far; dots are every measurement that ran and matched the reference.</p>\n";
-  s += provenance_html(in);
+  s += "<p class=\"note\"><a href=\"#provenance\">What produced this data</a>: commands, commit, compilers "
+       "and machines, at the end of the page.</p>\n";
   s += task_summary_html(in.tasks);
   for (const auto& t : in.tasks) s += task_section_html(t);
   s += roofline_html(in.tasks, in.bench);
   s += bench_html(in.bench);
   s += model_html(in.bench);
+  s += provenance_html(in);
   s += "<pre id=\"selfcheck\"></pre>\n<script>" + std::string(kSelfCheck) + "</script>\n</body>\n</html>\n";
   return s;
 }
