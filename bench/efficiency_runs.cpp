@@ -48,10 +48,23 @@ int Run::measurements() const {
   return n;
 }
 
+void copy_records(const std::string& src, Database& dst) {
+  const Database from = Database::open(src, OpenMode::read_only);
+  for (const TaskInfo& t : from.tasks()) {
+    const TaskInfo to = dst.get_or_create_task(t.name, t.spec, t.target);
+    for (Record r : from.records(t.id)) {
+      r.id = 0;
+      r.task_id = to.id;
+      dst.insert(r);
+    }
+  }
+}
+
 Run read_run(const std::string& db_path, const std::string& workload, const std::string& strategy, int seed) {
   Run run{workload, strategy, seed, {}, 0};
   Database db = Database::open(db_path, OpenMode::read_only);
-  for (const auto& t : db.tasks())
+  for (const auto& t : db.tasks()) {
+    if (t.name != workload) continue;  // a warm-started run's database holds other ops' records too
     for (const auto& r : db.records(t.id)) {
       Attempt a;
       a.status = r.status;
@@ -63,6 +76,7 @@ Run read_run(const std::string& db_path, const std::string& workload, const std:
       a.hidden = r.hidden_features;
       run.attempts.push_back(std::move(a));
     }
+  }
   return run;
 }
 

@@ -33,6 +33,11 @@ struct Run {
   int measurements() const;
 };
 
+// Appends every task and record of the database at `src` to `dst` (new ids; the same traces,
+// features and timings): a warm-started run's database is other runs' records put together.
+void copy_records(const std::string& src, Database& dst);
+
+// The records of the task named `workload` in the database at `db_path`.
 Run read_run(const std::string& db_path, const std::string& workload, const std::string& strategy, int seed);
 
 }  // namespace attune::bench

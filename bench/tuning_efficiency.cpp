@@ -35,6 +35,7 @@
 #include "json_out.hpp"
 #include "model_quality.hpp"
 #include "report/provenance.hpp"
+#include "transfer_protocol.hpp"
 #include "search/tuner.hpp"
 
 namespace fs = std::filesystem;
@@ -57,6 +58,10 @@ struct Args {
   double tol = -1;
   std::string dir = "tuning-efficiency";
   std::string json_out;  // --json-out: the results as JSON Lines too (json_out.hpp)
+  std::string protocol = "baseline";  // or "leave-one-family-out" (transfer_protocol.hpp)
+  std::vector<std::string> held_out, train;
+  int train_trials = 100;
+  bool warm = false;  // the candidate starts from the baseline's runs on the other workloads
 };
 
 double median(std::vector<double> v) {  // of the values that are not NaN
@@ -110,6 +115,22 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   app.add_option("--tol", a.tol, "relative slack when comparing bests (default: 0 for vta, 0.02 for cpu)");
   app.add_option("--dir", a.dir, "where the run databases are kept (finished runs are reused)")->capture_default_str();
   app.add_option("--json-out", a.json_out, "also write the results as JSON Lines (for attune report --bench)");
+  app.add_flag("--warm", a.warm,
+               "the candidate (ml2) starts each workload from the cross-task models of the baseline's runs on "
+               "every other workload with the same seed (leave one out), in databases of its own");
+  app.add_option("--protocol", a.protocol,
+                 "baseline: ml2 against a baseline strategy; leave-one-family-out: the cross-task models on ops of "
+                 "a family they never saw (ml2 warm vs evolutionary and random cold, and zero-shot)")
+      ->check(CLI::IsMember({"baseline", "leave-one-family-out"}))
+      ->capture_default_str();
+  app.add_option("--held-out", a.held_out, "leave-one-family-out: the ops evaluated (default: gemm_512,rn50_c2_3x3)")
+      ->delimiter(',');
+  app.add_option("--train", a.train,
+                 "leave-one-family-out: the ops the models learn from (default: gemm_256,bert_qkv,bmm_128,"
+                 "attn_scores,rn50_c3_3x3,rn50_c4_3x3,c1d_1,rn18_nhwc_1x1)")
+      ->delimiter(',');
+  app.add_option("--train-trials", a.train_trials, "leave-one-family-out: attempts per training op")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return std::nullopt;
 }
@@ -131,6 +152,25 @@ void apply_target_defaults(Args& a, bool vta) {
   for (const auto& s : {a.baseline, a.candidate})
     if (std::find(a.strategies.begin(), a.strategies.end(), s) == a.strategies.end()) a.strategies.push_back(s);
   for (const auto& s : a.strategies) make_strategy(s);
+}
+
+// The leave-one-family-out protocol's arguments, with its defaults for what is not given.
+LeaveOneFamilyOut loo_args(const Args& a, bool vta) {
+  LeaveOneFamilyOut l;
+  l.target = a.target;
+  l.workloads = a.workloads.empty()
+                    ? std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/" + (vta ? "vta.txt" : "cpu.txt")
+                    : a.workloads;
+  l.held_out = a.held_out.empty() ? std::vector<std::string>{"gemm_512", "rn50_c2_3x3"} : a.held_out;
+  l.train = a.train.empty() ? std::vector<std::string>{"gemm_256", "bert_qkv", "bmm_128", "attn_scores", "rn50_c3_3x3",
+                                                       "rn50_c4_3x3", "c1d_1", "rn18_nhwc_1x1"}
+                            : a.train;
+  l.train_trials = a.train_trials;
+  l.trials = a.trials;
+  l.seeds = a.seeds;
+  l.threads = a.threads;
+  l.dir = a.dir;
+  return l;
 }
 
 std::vector<Op> selected_ops(const Args& a) {
@@ -336,6 +376,7 @@ int main(int argc, char** argv) {
 
   try {
     const bool vta = is_vta_target_arg(a.target);
+    if (a.protocol == "leave-one-family-out") return run_leave_one_family_out(loo_args(a, vta));
     apply_target_defaults(a, vta);
     const std::vector<Op> ops = selected_ops(a);
     const std::string target_name = tuning_target_name(a.target);
@@ -350,10 +391,15 @@ int main(int argc, char** argv) {
                    {"candidate", a.candidate}});
     json.write(header);
 
-    std::vector<Job> jobs;
+    std::vector<Job> jobs, warm_jobs;
     for (const auto& op : ops)
       for (const auto& s : a.strategies)
-        for (int seed = 1; seed <= a.seeds; ++seed) jobs.push_back({&op, s, seed, db_path_for(a, op.name, s, seed)});
+        for (int seed = 1; seed <= a.seeds; ++seed) {
+          if (a.warm && s == a.candidate)
+            warm_jobs.push_back({&op, s, seed, db_path_for(a, op.name, s + "-warm", seed)});
+          else
+            jobs.push_back({&op, s, seed, db_path_for(a, op.name, s, seed)});
+        }
     fs::create_directories(fs::path(jobs.front().db).parent_path());
     std::printf(
         "tuning-efficiency: target %s, %zu workloads x %zu strategies x %d seeds, %d attempts each, "
@@ -361,6 +407,22 @@ int main(int argc, char** argv) {
         target_name.c_str(), ops.size(), a.strategies.size(), a.seeds, a.trials, a.jobs, a.dir.c_str());
     std::fflush(stdout);
     run_jobs(jobs, a);
+    if (a.warm) {
+      // Each warm database: the baseline's records of every other workload, same seed.
+      for (const auto& j : warm_jobs) {
+        if (fs::exists(j.db)) continue;
+        const std::string tmp = j.db + ".building";
+        fs::remove(tmp);
+        {
+          Database d = Database::open(tmp);
+          for (const auto& other : ops)
+            if (other.name != j.op->name) copy_records(db_path_for(a, other.name, a.baseline, j.seed), d);
+        }
+        fs::rename(tmp, j.db);
+      }
+      run_jobs(warm_jobs, a);
+      jobs.insert(jobs.end(), warm_jobs.begin(), warm_jobs.end());
+    }
 
     // ---- report ----
     RunsByWorkload runs;

@@ -33,6 +33,7 @@ void add_lower_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);
 void add_map_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
+void add_predict_command(CLI::App& app, Action& action);
 void add_db_commands(CLI::App& app, Action& action);  // best, history, export
 void add_libgen_command(CLI::App& app, Action& action);
 void add_space_stats_command(CLI::App& app, Action& action);

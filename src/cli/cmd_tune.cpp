@@ -5,6 +5,7 @@
 // printed, and the exit status is 130 or 143.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -135,6 +136,7 @@ void print_json_summary(const Op& op, const std::string& target_name, const Tune
                       {"db", a.db},
                       {"task_id", r.task_id},
                       {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json()}};
+  j["phases_s"] = r.phases_s;
   if (!r.arms.empty()) {
     j["arms"] = nlohmann::json::array();
     for (const auto& arm : r.arms)
@@ -142,6 +144,40 @@ void print_json_summary(const Op& op, const std::string& target_name, const Tune
           {{"arm", arm.name}, {"trials", arm.trials}, {"valid", arm.valid}, {"gflops", arm.best_gflops}});
   }
   std::cout << j.dump() << std::endl;
+}
+
+// Where an attempt's time goes: each phase's wall time per attempt of this run, largest first
+// (TuneResult::phases_s; compiling runs in parallel, so its figure is the wall time it held
+// the loop, not the compilers' CPU time).
+void print_phases(const TuneResult& r) {
+  if (r.trials_run <= 0 || r.phases_s.empty()) return;
+  std::vector<std::pair<double, std::string>> by_time;
+  double total = 0;
+  for (const auto& [phase, s] : r.phases_s) {
+    by_time.emplace_back(s, phase);
+    total += s;
+  }
+  std::sort(by_time.rbegin(), by_time.rend());
+  std::cout << "per trial " << fixed(1e3 * total / r.trials_run, 0) << " ms:";
+  for (const auto& [s, phase] : by_time) {
+    if (1e3 * s / r.trials_run < 0.5) continue;
+    std::cout << " " << phase << " " << fixed(1e3 * s / r.trials_run, 0);
+  }
+  std::cout << "\n";
+}
+
+// Zero-shot: the pick this run measured (the task's best may be an earlier run's).
+void print_pick(const TuneArgs& a, const TuneResult& r) {
+  if (r.record_ids.empty()) {
+    std::cout << "pick      none: the task's records leave nothing to predict\n";
+    return;
+  }
+  const Database db = Database::open(a.db, OpenMode::read_only);
+  const auto rec = db.record(r.record_ids.back());
+  if (!rec) return;
+  std::cout << "pick      record " << rec->id << ", " << status_name(rec->status);
+  if (rec->ok()) std::cout << ", " << format_time(rec->median_s) << " (one kernel timed, checked against the reference)";
+  std::cout << " after " << r.record_ids.size() << " attempt" << (r.record_ids.size() == 1 ? "" : "s") << "\n";
 }
 
 // The summary for people: the task, its trials, the best kernel and how it was found.
@@ -163,9 +199,11 @@ void print_text_summary(const Op& op, const std::string& target_name, const Tune
   for (std::size_t i = 0; i < r.arms.size(); ++i)
     std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
               << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
+  if (a.strategy == "predict") print_pick(a, r);
   std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
-            << format_duration(r.elapsed_s) << "\n"
-            << "database  " << a.db << std::endl;
+            << format_duration(r.elapsed_s) << "\n";
+  print_phases(r);
+  std::cout << "database  " << a.db << std::endl;
   if (r.interrupted)
     std::cout << "stopped   by " << signal_name(r.interrupted)
               << ": the batch in flight was abandoned; every trial above is in the database" << std::endl;
@@ -234,6 +272,33 @@ void add_tune_command(CLI::App& app, Action& action) {
   sub->add_option("--confirm-runs", args->confirm_runs, "re-measurements of each of them")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  sub->add_flag("--json", args->json, "print one JSON object at the end");
+  sub->add_option("--max-memory", args->max_memory,
+                  "refuse an op whose measurement needs more memory (bytes, K/M/G suffix; default: half of RAM)");
+  // --trials 0: no search at all, the cross-task models' pick (as `attune predict`).
+  sub->callback([&action, args, trials] {
+    if (trials->count() > 0 && args->trials == 0) {
+      if (args->strategy != "evolutionary" && args->strategy != "predict")
+        throw CLI::ValidationError("--trials 0", "zero-shot takes no --strategy (it is the cross-task models' pick)");
+      args->strategy = "predict";
+    }
+    action = [args] { return run_tune(*args); };
+  });
+}
+
+void add_predict_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<TuneArgs>();
+  args->strategy = "predict";
+  auto* sub = app.add_subcommand(
+      "predict",
+      "Zero-shot: the kernel the target's cross-task models rank first for SPEC, compiled, checked against the "
+      "reference and timed once (the same as `attune tune SPEC --trials 0`)");
+  sub->add_option("SPEC", args->spec, "op: template call, workload line/name, raw spec or spec file")->required();
+  sub->add_option("--target", args->target, "target to tune for")->capture_default_str();
+  sub->add_option("--db", args->db, "tuning database: its records of other ops of the target teach the models")
+      ->capture_default_str();
+  sub->add_option("--seed", args->seed, "seed of the models' candidate pool")->capture_default_str();
+  sub->add_option("--threads", args->threads, "threads the kernel runs with (0: all cores)")->capture_default_str();
   sub->add_flag("--json", args->json, "print one JSON object at the end");
   sub->add_option("--max-memory", args->max_memory,
                   "refuse an op whose measurement needs more memory (bytes, K/M/G suffix; default: half of RAM)");

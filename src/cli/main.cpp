@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   add_verify_command(app, action);
   add_map_command(app, action);
   add_tune_command(app, action);
+  add_predict_command(app, action);
   add_db_commands(app, action);
   add_libgen_command(app, action);
   add_space_stats_command(app, action);

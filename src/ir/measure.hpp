@@ -1,6 +1,7 @@
 // ir/measure.hpp — the closed set of outcomes of trying one candidate, and its measurement.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,10 @@ struct Measurement {
   double median_s = 0;          // median of times_s (0 unless ok)
   double max_rel_error = 0;     // from the reference comparison, when one ran
   double compile_s = 0;         // time spent building (0 when the build was cached)
+  // Wall seconds per step of measuring it ("spawn", "setup", "load", "check", "warmup",
+  // "timing", "recheck" for the worker process; none from the simulator): the tune
+  // summary's per-candidate breakdown. Not stored in records.
+  std::map<std::string, double> phases_s;
   bool ok() const { return status == Status::ok; }
 };
 

@@ -34,7 +34,8 @@ std::vector<float> flatten(const FeatureRows& x, std::size_t cols) {
 
 CostModel::CostModel(ModelKind kind) : kind_(kind) {}
 
-void CostModel::fit(const FeatureRows& x, const std::vector<float>& y) {
+void CostModel::fit(const FeatureRows& x, const std::vector<float>& y, const std::vector<unsigned>& groups,
+                    const FitOptions& options) {
   if (x.empty()) throw Error("cost model: no training rows");
   if (x.size() != y.size())
     throw Error("cost model: " + std::to_string(x.size()) + " rows but " + std::to_string(y.size()) + " labels");
@@ -51,7 +52,15 @@ void CostModel::fit(const FeatureRows& x, const std::vector<float>& y) {
               {"base_score", "0.5"}};
     rounds = kValidityRounds;
   } else {
-    m.set_groups({static_cast<unsigned>(x.size())});
+    if (groups.empty()) {
+      m.set_groups({static_cast<unsigned>(x.size())});
+    } else {
+      if (std::accumulate(groups.begin(), groups.end(), std::size_t{0}) != x.size())
+        throw Error("cost model: ranking groups cover " +
+                    std::to_string(std::accumulate(groups.begin(), groups.end(), std::size_t{0})) + " rows of " +
+                    std::to_string(x.size()));
+      m.set_groups(groups);
+    }
     params = {{"objective", "rank:pairwise"},
               {"max_depth", "3"},
               {"eta", "0.3"},
@@ -59,6 +68,9 @@ void CostModel::fit(const FeatureRows& x, const std::vector<float>& y) {
               {"subsample", "1"}};
     rounds = kRankRounds;
   }
+  if (options.rounds > 0) rounds = options.rounds;
+  if (options.max_depth > 0) params["max_depth"] = std::to_string(options.max_depth);
+  if (kind_ == ModelKind::rank && !options.objective.empty()) params["objective"] = options.objective;
   booster_ = xgb::Booster::train(m, params, rounds);
   columns_ = cols;
 }

@@ -24,13 +24,24 @@ enum class ModelKind { validity, rank };
 
 using FeatureRows = std::vector<std::vector<float>>;
 
+// CostModel::fit's overrides of the kind's boosting rounds and tree depth (0: the default).
+struct FitOptions {
+  int rounds = 0;
+  int max_depth = 0;
+  std::string objective;  // rank only: "" (rank:pairwise) or another XGBoost ranking objective
+};
+
 class CostModel {
  public:
   explicit CostModel(ModelKind kind);
   ModelKind kind() const { return kind_; }
   // Trains from scratch on `x` (rows of equal length) with labels `y`. validity: 0/1;
-  // rank: larger is better. Throws Error on ragged rows or a size mismatch.
-  void fit(const FeatureRows& x, const std::vector<float>& y);
+  // rank: larger is better. `groups` (rank only): the sizes of consecutive blocks of rows that
+  // are ranked among themselves (one per task when rows come from many tasks); empty: all rows
+  // form one group. Throws Error on ragged rows, a size mismatch or groups that do not sum to
+  // the row count. `options` overrides the kind's boosting rounds and tree depth (0: default).
+  void fit(const FeatureRows& x, const std::vector<float>& y, const std::vector<unsigned>& groups = {},
+           const FitOptions& options = {});
   bool trained() const { return booster_.has_value(); }
   std::size_t columns() const { return columns_; }
   // validity: P(valid) per row; rank: a score per row (larger is better). Throws when untrained

@@ -33,7 +33,8 @@ nlohmann::json to_json(const WorkerRequest& r) {
           {"max_seconds", r.max_seconds},
           {"stable_tol", r.stable_tol},
           {"recheck", r.recheck},
-          {"cutoff_s", r.cutoff_s}};
+          {"cutoff_s", r.cutoff_s},
+          {"give_up_s", r.give_up_s}};
 }
 
 WorkerRequest request_from_json(const nlohmann::json& j) {
@@ -55,6 +56,7 @@ WorkerRequest request_from_json(const nlohmann::json& j) {
     r.stable_tol = j.at("stable_tol").get<double>();
     r.recheck = j.at("recheck").get<bool>();
     r.cutoff_s = j.value("cutoff_s", 0.0);
+    r.give_up_s = j.value("give_up_s", 0.0);
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("attune-worker request: ") + e.what());
@@ -68,7 +70,8 @@ nlohmann::json to_json(const WorkerResult& r) {
       {"error", r.error},
       {"times_s", r.times_s},
       // JSON has no NaN or infinity (a kernel that writes NaN makes the error infinite).
-      {"max_rel_error", std::isfinite(r.max_rel_error) ? nlohmann::json(r.max_rel_error) : nlohmann::json(nullptr)}};
+      {"max_rel_error", std::isfinite(r.max_rel_error) ? nlohmann::json(r.max_rel_error) : nlohmann::json(nullptr)},
+      {"phases_s", r.phases_s}};
 }
 
 WorkerResult result_from_json(const nlohmann::json& j) {
@@ -80,6 +83,7 @@ WorkerResult result_from_json(const nlohmann::json& j) {
     r.times_s = j.at("times_s").get<std::vector<double>>();
     const auto& err = j.at("max_rel_error");
     r.max_rel_error = err.is_null() ? std::numeric_limits<double>::infinity() : err.get<double>();
+    if (j.contains("phases_s")) r.phases_s = j.at("phases_s").get<std::map<std::string, double>>();
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("attune-worker result: ") + e.what());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct WorkerRequest {
   double stable_tol = 0.02;
   bool recheck = true;
   double cutoff_s = 0;  // 0: none; else a first call slower than this is the only one timed
+  double give_up_s = 0;  // 0: none; else timing stops once the running median passes this
 };
 
 struct WorkerResult {
@@ -41,6 +43,9 @@ struct WorkerResult {
   std::string error;
   std::vector<double> times_s;
   double max_rel_error = 0;
+  // Seconds spent in each step of the run ("setup", "load", "check", "warmup", "timing",
+  // "recheck"): what a candidate's measurement costs, for the tune summary.
+  std::map<std::string, double> phases_s;
 };
 
 // The median of the timings (the mean of the middle two for an even count); 0 for none.

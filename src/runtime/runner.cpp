@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -66,6 +67,7 @@ Measurement from_result(const runtime::WorkerResult& w) {
   if (!status) throw InternalError("attune-worker reported an unknown status '" + w.status + "'");
   m.status = *status;
   m.error = w.error;
+  m.phases_s = w.phases_s;
   if (m.ok()) {
     m.times_s = w.times_s;
     m.median_s = runtime::median_of(m.times_s);
@@ -120,14 +122,25 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
   req.stable_tol = o.stable_tol;
   req.recheck = o.recheck;
   req.cutoff_s = o.cutoff_s;
+  req.give_up_s = o.give_up_s;
   const std::string req_path = dir_ + "/request-" + std::to_string(counter_++) + ".json";
   runtime::write_file_atomic(req_path, runtime::to_json(req).dump(2));
 
   runtime::ProcessOptions popts;
   popts.timeout_s = o.timeout_s;
   if (o.threads > 0) popts.env.emplace_back("OMP_NUM_THREADS", std::to_string(o.threads));
+  const auto started = std::chrono::steady_clock::now();
   const runtime::ProcessResult p = runtime::run_process({worker_, req_path}, popts);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::remove(req_path.c_str());
+  // What the worker's own steps do not account for: starting the process (exec, the dynamic
+  // loader, OpenMP's start-up), its exit, and reading its result.
+  auto with_spawn = [&](Measurement m) {
+    double inside = 0;
+    for (const auto& [name, s] : m.phases_s) inside += s;
+    m.phases_s["spawn"] = std::max(0.0, wall_s - inside);
+    return m;
+  };
 
   if (!p.started) throw Error("cannot start attune-worker '" + worker_ + "': " + p.spawn_error);
   Measurement m;
@@ -148,7 +161,7 @@ Measurement Runner::run_worker(const Op& op, const std::string& so_path, const s
       j = parse_json_limited(p.out, "worker result");
     } catch (const Error&) {
     }
-    if (j) return from_result(runtime::result_from_json(*j));
+    if (j) return with_spawn(from_result(runtime::result_from_json(*j)));
   }
   // The kernel called exit() (or _exit) itself, or wrote garbage where the result goes.
   m.status = Status::runtime_error;

@@ -117,6 +117,10 @@ struct MeasureOptions {
   // limit) is timed by that call alone: no warm-up, no repeats. A tuner passes a multiple of
   // its best time, so a hopeless candidate of a large operator costs one call, not five.
   double cutoff_s = 0;
+  // Timing stops, whatever min_repeats says, as soon as the running median is slower than
+  // this (seconds; 0: never): a candidate clearly behind the tuner's best needs no precise
+  // time, only a time that says so.
+  double give_up_s = 0;
 
   double timeout_s = 60;  // wall clock for the whole worker run; then its group gets SIGKILL
 

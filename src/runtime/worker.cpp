@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <map>
 
 #include "ir/buffer.hpp"
 #include "ir/error.hpp"
@@ -71,6 +72,7 @@ std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRe
     const double median = runtime::median_of(times);
     const int n = static_cast<int>(times.size());
     if (n >= req.max_repeats) break;
+    if (req.give_up_s > 0 && median > req.give_up_s) break;
     if (n >= req.min_repeats) {
       if (seconds_since(start) >= req.max_seconds) break;
       const double moved = std::abs(median - previous_median);
@@ -81,13 +83,21 @@ std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRe
   return times;
 }
 
-WorkerResult run(const WorkerRequest& req) {
+// Runs one candidate; `phases` gets the seconds of each step reached (the result carries them).
+WorkerResult run_steps(const WorkerRequest& req, std::map<std::string, double>& phases) {
+  auto step = Clock::now();
+  auto lap = [&](const char* name) {
+    const auto now = Clock::now();
+    phases[name] += std::chrono::duration<double>(now - step).count();
+    step = now;
+  };
   const Op op = parse_spec(req.spec);
   std::vector<Buffer> buffers = make_buffers(op, req.seed);
   const int out = op.tensor_index(op.output.tensor);
   ATTUNE_CHECK(out >= 0, "the output tensor is declared");
   Buffer& got = buffers[static_cast<std::size_t>(out)];
   const Buffer want = load_reference(req.reference_path, got);
+  lap("setup");
 
   void* lib = ::dlopen(req.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) return failure("runtime_error", std::string("dlopen failed: ") + ::dlerror());
@@ -101,12 +111,14 @@ WorkerResult run(const WorkerRequest& req) {
   std::vector<void*> pointers;
   for (auto& b : buffers) pointers.push_back(b.data());
   void* const* args = pointers.data();
+  lap("load");
 
   got.fill_zero();
   const auto t_first = Clock::now();
   kernel(args);
   const double first_s = seconds_since(t_first);
   const Comparison first = compare(got, want, req.rtol);
+  lap("check");
   if (!first.ok) {
     WorkerResult r =
         failure("wrong_result", "output " + op.output.tensor + " differs from the reference: " + first.str());
@@ -123,9 +135,12 @@ WorkerResult run(const WorkerRequest& req) {
   }
   const auto warm = Clock::now();
   for (int i = 0; i < req.warmup || seconds_since(warm) < req.warmup_s; ++i) kernel(args);
+  lap("warmup");
   r.times_s = time_kernel(kernel, args, req);
+  lap("timing");
   if (req.recheck) {
     const Comparison again = compare(got, want, req.rtol);
+    lap("recheck");
     if (!again.ok) {
       r = failure("wrong_result",
                   "correct on the first call but not after repeated calls (does the kernel "
@@ -136,6 +151,13 @@ WorkerResult run(const WorkerRequest& req) {
   }
   // The library stays loaded: the process ends right after, and unloading code that may have
   // started threads (OpenMP) is a crash risk for no benefit.
+  return r;
+}
+
+WorkerResult run(const WorkerRequest& req) {
+  std::map<std::string, double> phases;
+  WorkerResult r = run_steps(req, phases);
+  r.phases_s = std::move(phases);
   return r;
 }
 

@@ -72,6 +72,9 @@ class ArmView final : public Space {
   Schedule schedule(const Config& c) const override { return base_.schedule(to_base(c)); }
   bool admissible(const Config& c) const override { return base_.admissible(to_base(c)); }
   std::vector<float> visible_features(const Config& c) const override { return base_.visible_features(to_base(c)); }
+  std::vector<float> transfer_features(const Config& c) const override {
+    return base_.transfer_features(to_base(c));
+  }
   std::string hidden_kind() const override { return base_.hidden_kind(); }
   bool cheap_compile() const override { return base_.cheap_compile(); }
   bool cheap_features() const override { return base_.cheap_features(); }

@@ -1,6 +1,7 @@
 // The engine's C backend (engine.hpp): a C compiler as the Builder, the isolated worker
 // process as the Runner.
 #include <algorithm>
+#include <chrono>
 
 #include "codegen/codegen.hpp"
 #include "ir/error.hpp"
@@ -19,17 +20,24 @@ class CBuilder : public Builder {
     std::vector<Built> out(cands.size());
     std::vector<Artifact> arts;
     std::vector<std::size_t> lowered;
+    std::vector<double> lower_s;
     for (std::size_t i = 0; i < cands.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
       try {
         arts.push_back(lower(schedule_from_string(cands[i]->trace_text, "trace"), op_, target_).artifact);
         lowered.push_back(i);
+        lower_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       } catch (const Error& e) {  // a transformation refused the trace
         out[i].status = Status::invalid;
         out[i].error = e.what();
+        out[i].lower_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
     }
     const std::vector<BuildResult> builds = compiler_.build_batch(arts);
-    for (std::size_t j = 0; j < builds.size(); ++j) out[lowered[j]] = built(std::move(arts[j]), builds[j]);
+    for (std::size_t j = 0; j < builds.size(); ++j) {
+      out[lowered[j]] = built(std::move(arts[j]), builds[j]);
+      out[lowered[j]].lower_s = lower_s[j];
+    }
     return out;
   }
 
@@ -62,6 +70,8 @@ class CBuilder : public Builder {
   attune::Builder compiler_;
 };
 
+constexpr double kGiveUpFactor = 1.5;
+
 class WorkerRunner : public Runner {
  public:
   WorkerRunner(const Op& op, int threads, std::uint64_t seed) : op_(op) {
@@ -79,6 +89,9 @@ class WorkerRunner : public Runner {
       // A candidate 4x slower than the best on its first call gets no repeats. Below 20 ms the
       // first call's cold start (page faults, the OpenMP pool) could pass 4x, and repeats are cheap.
       mo.cutoff_s = best && !ctx.full_timing ? std::max(4 * *best, 0.02) : 0;
+      // One that times 1.5x the best over its repeats so far stops there: it will not be the
+      // best, and its rank among the slow ones needs no second digit.
+      mo.give_up_s = best && !ctx.full_timing ? kGiveUpFactor * *best : 0;
       // Nor does one whose single call takes 20x the best get to run for the full limit.
       mo.timeout_s = best ? std::min(30.0, 5 + 20 * *best) : 30.0;
       const auto& b = std::any_cast<const BuildResult&>(batch[i]->backend);

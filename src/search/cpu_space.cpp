@@ -13,7 +13,7 @@
 namespace attune {
 
 CpuSpace::CpuSpace(const Op& op, int threads, VectorRegisters vectors)
-    : op_(op), lanes_(vectors.lanes), vectors_(vectors) {
+    : op_(op), threads_(threads), lanes_(vectors.lanes), vectors_(vectors) {
   choose_vector_dimensions();
   for (const auto& r : op.reduction_vars())
     if (red_.empty() || op.var(r).extent > op.var(red_).extent) red_ = r;
@@ -162,15 +162,32 @@ bool CpuSpace::admissible(const Config& c) const {
 
 // Knob values, then the static features of the nest the config expands to (NaN where a
 // transformation refuses it: the validity model learns what that pattern means).
+std::vector<float> CpuSpace::nest_part(const Config& c) const {
+  try {
+    return nest_features(replay(op_, trace(c)));
+  } catch (const Error&) {
+    return std::vector<float>(nest_feature_names().size(), std::numeric_limits<float>::quiet_NaN());
+  }
+}
+
 std::vector<float> CpuSpace::visible_features(const Config& c) const {
   std::vector<float> f = Space::visible_features(c);
-  std::vector<float> nest;
-  try {
-    nest = nest_features(replay(op_, trace(c)));
-  } catch (const Error&) {
-    nest.assign(nest_feature_names().size(), std::numeric_limits<float>::quiet_NaN());
-  }
+  const std::vector<float> nest = nest_part(c);
   f.insert(f.end(), nest.begin(), nest.end());
+  return f;
+}
+
+// The nest's features, then the threads and the share of them the parallel loop keeps busy
+// (its extent over the threads' rounds: 1 when it divides evenly, 0.6 for 3 iterations on 5).
+std::vector<float> CpuSpace::transfer_features(const Config& c) const {
+  std::vector<float> f = nest_part(c);
+  const float log_extent = f.at(4);  // log_parallel_extent: log2(1 + extent) (nest_feature_names)
+  const double extent =
+      log_extent == log_extent ? std::round(std::exp2(static_cast<double>(log_extent)) - 1.0) : 0.0;
+  const double t = std::max(1, threads_);
+  const double rounds = std::ceil(extent / t);
+  f.push_back(static_cast<float>(std::log2(t)));
+  f.push_back(static_cast<float>(rounds > 0 ? extent / (rounds * t) : 1.0 / t));
   return f;
 }
 

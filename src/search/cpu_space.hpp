@@ -45,6 +45,7 @@ class CpuSpace final : public Space {
   Trace trace(const Config& c) const override;
   std::vector<Config> seed_configs() const override;
   std::vector<float> visible_features(const Config& c) const override;
+  std::vector<float> transfer_features(const Config& c) const override;
 
  private:
   // The knobs, in the order configs hold them (records name them, but a Config is positional).
@@ -91,7 +92,11 @@ class CpuSpace final : public Space {
   int outer_parallel_choice() const;
   void push_admissible(std::vector<Config>& out, const Config& c) const;
 
+  // The static features of the nest `c` expands to; NaN where a transformation refuses it.
+  std::vector<float> nest_part(const Config& c) const;
+
   Op op_;
+  int threads_;
   std::int64_t lanes_;  // f32 lanes of a vector: 8 (AVX2) or 16 (AVX-512)
   VectorRegisters vectors_;
   std::string red_;

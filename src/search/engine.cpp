@@ -82,7 +82,9 @@ class Loop {
       counts_ = db_.counts(task_.id);  // other runs' records count against the budget too
       if (out_of_budget()) break;
       const int want = static_cast<int>(std::min<long long>(batch, static_cast<long long>(budget_) - counts_.trials));
+      auto t_propose = Clock::now();
       std::vector<Candidate> cands = p_.proposer->propose(want * factor, known_, rng_);
+      res_.phases_s["propose"] += seconds_since(t_propose);
       if (cands.empty()) {
         if (++empty_rounds >= 20) break;  // the space is exhausted
         continue;
@@ -92,7 +94,11 @@ class Loop {
       round(cands, want, factor);
       p_.proposer->end_round(rng_);
     }
-    if (confirm_ && !interrupted()) confirm();
+    if (confirm_ && !interrupted()) {
+      const auto t_confirm = Clock::now();
+      confirm();
+      res_.phases_s["confirm"] += seconds_since(t_confirm);
+    }
     p_.proposer->finish();
     res_.interrupted = interrupted();
     res_.elapsed_s = seconds_since(t0_);
@@ -164,7 +170,14 @@ class Loop {
       refused.error = c.refused;
       record_failure(c, refused);
     }
+    const auto t_build = Clock::now();
     const std::vector<Built> built = p_.builder->build(to_build);
+    {
+      double lower_s = 0;
+      for (const auto& b : built) lower_s += b.lower_s;
+      res_.phases_s["lower"] += lower_s;
+      res_.phases_s["compile"] += std::max(0.0, seconds_since(t_build) - lower_s);
+    }
     // A compiler killed by the interrupt is not the candidate's failure: record none of them.
     if (interrupted()) return;
     std::vector<const Candidate*> ok_cands;
@@ -181,7 +194,10 @@ class Loop {
     std::vector<bool> taken(ok_built.size(), false);  // by another run, or beyond the budget
     if (factor > 1) {
       const int room = static_cast<int>(std::min<long long>(want, static_cast<long long>(budget_) - counts_.trials));
-      for (std::size_t k : p_.proposer->select(ok_cands, ok_built, std::max(0, room))) {
+      const auto t_select = Clock::now();
+      const std::vector<std::size_t> selected = p_.proposer->select(ok_cands, ok_built, std::max(0, room));
+      res_.phases_s["propose"] += seconds_since(t_select);
+      for (std::size_t k : selected) {
         if (claim(*ok_cands.at(k))) {
           chosen.push_back(k);
         } else {
@@ -198,14 +214,23 @@ class Loop {
     RunContext ctx;
     ctx.best_s = [&] { return best_s_; };
     ctx.out_of_time = [&] { return out_of_time() || interrupted(); };
+    double reported_s = 0;  // measuring steps the runner accounted for, and recording
     ctx.done = [&](std::size_t j, const Measurement& m, const nlohmann::json& hidden) {
       if (interrupted()) return;  // the worker may have been killed by it: not a result
       const std::size_t k = chosen.at(j);
       ran[k] = true;
       ++res_.measured;
+      for (const auto& [phase, s] : m.phases_s) {
+        res_.phases_s[phase] += s;
+        reported_s += s;
+      }
+      const auto t_record = Clock::now();
       record(*ok_cands[k], *ok_built[k], m, hidden, true);
+      reported_s += seconds_since(t_record);
     };
+    const auto t_run = Clock::now();
     p_.runner->run(batch, ctx);
+    res_.phases_s["runner"] += std::max(0.0, seconds_since(t_run) - reported_s);
     // Built but never run (not chosen, or the time ran out): free to come back later.
     for (std::size_t k = 0; k < ok_built.size(); ++k) {
       if (ran[k] || taken[k]) continue;
@@ -234,7 +259,9 @@ class Loop {
     const auto claimed = trial_of_.find(c.trace_hash);
     ATTUNE_CHECK(claimed != trial_of_.end(), "a candidate is claimed before it is recorded");
     r.trial = claimed->second;
-    db_.insert(r);  // ends the claim
+    const auto t_insert = Clock::now();
+    res_.record_ids.push_back(db_.insert(r));  // ends the claim
+    res_.phases_s["record"] += seconds_since(t_insert);
     trial_of_.erase(claimed);
     ++counts_.trials;
     if (m.ok()) {

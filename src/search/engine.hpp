@@ -44,6 +44,7 @@ struct Built {
   Status status = Status::ok;  // ok, invalid (a transformation refused it) or compile_error
   std::string error;
   double compile_s = 0;
+  double lower_s = 0;     // generating its code (schedule -> source), before compiling
   nlohmann::json hidden;  // ML²Tuner's hidden features read from the compiled result
   Artifact artifact;      // what was built (CPU: the C and its flags; recorded by hash)
   std::any backend;       // the builder's own product, for its runner

@@ -10,11 +10,14 @@
 //   4. A (ranker, visible + hidden features) re-ranks them in select(); the top n are measured.
 //   5. Next round all three retrain on everything recorded. V learns from every attempt; P and
 //      A only from valid measurements (a failure is a label for V, never a zero for P/A).
-// Models are saved to the database per target at the end, and a later task of the same target
-// starts from them until it has enough data of its own (when their feature count fits).
+// Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
+// trained on every earlier task's records, and uses them until it has kTrustOwn valid
+// measurements of its own; the transfer P orders the space's seed configs, measured first. At
+// the end the transfer models are retrained when this run added enough records, and saved.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,6 +25,7 @@
 #include "db/db.hpp"
 #include "ir/error.hpp"
 #include "search/annealing.hpp"
+#include "model/transfer_model.hpp"
 #include "search/model_inputs.hpp"
 #include "search/strategies.hpp"
 
@@ -34,6 +38,7 @@ constexpr int kPoolFactor = 16;       // annealing pool per survivor wanted, bef
 constexpr std::size_t kMinValid = 4;  // valid measurements before P and A train on this task
 constexpr int kPassOverRounds = 3;    // rounds a config A passed over stays out of proposals
 constexpr int kMaxFailedProbes = 5;   // failed probes against V in a row before V is believed
+constexpr std::size_t kTrustOwn = 16;  // own valid measurements before own P/A replace transfer's
 
 // The defaults (alpha = 3 on VTA, threshold 0.65) were chosen with bench/tuning_efficiency on VTA;
 // ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments.
@@ -50,6 +55,8 @@ struct Models {
   std::optional<CostModel> v, p, a;
 };
 
+using Scorer = std::function<std::vector<float>(const std::vector<Config>&)>;
+
 class Ml2Search final : public Strategy {
  public:
   std::string name() const override { return "ml2"; }
@@ -60,25 +67,37 @@ class Ml2Search final : public Strategy {
   }
 
   void begin(const StrategyContext& ctx) override {
-    if (!ctx.db) return;
-    auto load = [&](const char* kind, ModelKind mk, std::optional<CostModel>& into) {
-      try {
-        if (auto blob = ctx.db->latest_model(ctx.target, std::string("ml2.") + kind))
-          into = CostModel::load(mk, blob->blob);
-      } catch (const Error&) {
-        into.reset();  // a model this build cannot read is not worth failing the run for
-      }
-    };
-    load("V", ModelKind::validity, warm_.v);
-    load("P", ModelKind::rank, warm_.p);
-    load("A", ModelKind::rank, warm_.a);
+    if (!ctx.db || !ctx.space) return;
+    transfer_width_ = ctx.space->transfer_features(ctx.space->random_config(rng_)).size();
+    if (transfer_width_ == 0) return;
+    transfer_ = current_transfer_model(*ctx.db, ctx.target, ctx.space->hidden_kind());
+    // A model of other columns (written by another version of the features) cannot rank here.
+    const std::size_t with_hidden = transfer_width_ + hidden_feature_names(ctx.space->hidden_kind()).size();
+    if (transfer_ && ((transfer_->p && transfer_->p->columns() != transfer_width_) ||
+                      (transfer_->v && transfer_->v->columns() != transfer_width_) ||
+                      (transfer_->a && transfer_->a->columns() != with_hidden)))
+      transfer_.reset();
   }
 
+  // The seeds are still measured first: a model of other op families is a guess about this
+  // one (trained on small ops, it once ranked unparallelized GEMMs first and ml2's own models,
+  // trained on what it proposed, never learnt otherwise), and the seeds are strong and varied.
+  // It decides their order.
+  void order_seeds(const Space& space, std::vector<Config>& seeds) override {
+    if (!transfer_ || !transfer_->p || seeds.size() < 2) return;
+    const std::vector<float> score = transfer_->p->predict(inputs_.transfer_rows(space, seeds));
+    std::vector<std::size_t> idx(seeds.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+    std::vector<Config> ordered;
+    for (std::size_t i : idx) ordered.push_back(seeds[i]);
+    seeds = std::move(ordered);
+  }
+
+  // Folds this run's records into the target's transfer models (retrained when enough is new).
   void end(const StrategyContext& ctx) override {
-    if (!ctx.db || ctx.db->read_only()) return;
-    if (own_.v) ctx.db->save_model(ctx.target, "ml2.V", own_.v->save());
-    if (own_.p) ctx.db->save_model(ctx.target, "ml2.P", own_.p->save());
-    if (own_.a) ctx.db->save_model(ctx.target, "ml2.A", own_.a->save());
+    if (!ctx.db || ctx.db->read_only() || !ctx.space || transfer_width_ == 0) return;
+    current_transfer_model(*ctx.db, ctx.target, ctx.space->hidden_kind());
   }
 
   std::vector<Config> propose(const Space& space, const std::vector<Trial>& history, int n,
@@ -98,8 +117,8 @@ class Ml2Search final : public Strategy {
     }
     std::sort(ok.begin(), ok.end(), [](const Trial* a, const Trial* b) { return a->time_s < b->time_s; });
 
-    const CostModel* p = pick(own_.p, warm_.p, space, false);
-    const CostModel* v = pick(own_.v, warm_.v, space, false);
+    const Scorer p = p_scorer(space);
+    const Scorer v = v_scorer(space);
     const int explore = std::max(1, static_cast<int>(n * kExplore));
     const int pool_n = kPoolFactor * n;
 
@@ -107,9 +126,7 @@ class Ml2Search final : public Strategy {
     if (p) {
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < 16; ++i) starts.push_back(ok[i]->config);
-      ranked = anneal(
-          space, [&](const std::vector<Config>& c) { return p->predict(inputs_.visible_rows(space, c)); }, pool_n, seen,
-          starts, rng, anneal_options_for(space));
+      ranked = anneal(space, p, pool_n, seen, starts, rng, anneal_options_for(space));
     }
     std::vector<Config> random;
     std::set<Config> taken(seen);
@@ -125,7 +142,7 @@ class Ml2Search final : public Strategy {
         if (static_cast<int>(cs.size()) > want) cs.resize(want);
         return cs;
       }
-      const auto pv = v->predict(inputs_.visible_rows(space, cs));
+      const auto pv = v(cs);
       std::vector<Config> pass;
       for (std::size_t i = 0; i < cs.size() && static_cast<int>(pass.size()) < want; ++i)
         if (pv[i] >= threshold_) pass.push_back(cs[i]);
@@ -156,12 +173,12 @@ class Ml2Search final : public Strategy {
       std::vector<Config> all = ranked;
       all.insert(all.end(), random.begin(), random.end());
       if (!all.empty()) {
-        const auto pv = v->predict(inputs_.visible_rows(space, all));
+        const auto pv = v(all);
         out.push_back(all[static_cast<std::size_t>(std::max_element(pv.begin(), pv.end()) - pv.begin())]);
         probes_.insert(out.back());
       }
     }
-    note_predictions(space, out, p, v);
+    note_predictions(out, p, v);
     return out;
   }
 
@@ -170,16 +187,29 @@ class Ml2Search final : public Strategy {
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
     if (compiled.empty() || n <= 0) return {};
     std::vector<float> score;
-    if (const CostModel* a = pick(own_.a, warm_.a, space, true)) {
+    bool by_a = false;  // scored by A (this task's or the transfer model), not by P
+    if (own_.a && own_valid_ >= kTrustOwn) {
       FeatureRows rows;
       for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
-      score = a->predict(rows);
-      for (std::size_t i = 0; i < compiled.size(); ++i) predicted_[compiled[i].config]["a"] = score[i];
-    } else if (const CostModel* p = pick(own_.p, warm_.p, space, false)) {
+      score = own_.a->predict(rows);
+      by_a = true;
+    } else if (transfer_ && transfer_->a) {
+      FeatureRows rows;
+      for (const auto& c : compiled) rows.push_back(inputs_.transfer_combined(space, c.config, c.hidden));
+      score = transfer_->a->predict(rows);
+      by_a = true;
+    } else if (own_.a) {
+      FeatureRows rows;
+      for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
+      score = own_.a->predict(rows);
+      by_a = true;
+    } else if (const Scorer p = p_scorer(space)) {
       std::vector<Config> cs;
       for (const auto& c : compiled) cs.push_back(c.config);
-      score = p->predict(inputs_.visible_rows(space, cs));
+      score = p(cs);
     }
+    if (by_a)
+      for (std::size_t i = 0; i < compiled.size(); ++i) predicted_[compiled[i].config]["a"] = score[i];
     if (!score.empty())
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return score[x] > score[y]; });
     if (static_cast<int>(idx.size()) > n) {
@@ -189,7 +219,7 @@ class Ml2Search final : public Strategy {
     return idx;
   }
 
- nlohmann::json predictions(const Config& c) const override {
+  nlohmann::json predictions(const Config& c) const override {
     const auto it = predicted_.find(c);
     return it == predicted_.end() ? nlohmann::json() : nlohmann::json{{"ml2", it->second}};
   }
@@ -197,10 +227,9 @@ class Ml2Search final : public Strategy {
  private:
   // P's score and V's probability of validity for the configs proposed (A's score is added in
   // select()), kept so that each record says what the models predicted for it.
-  void note_predictions(const Space& space, const std::vector<Config>& out, const CostModel* p, const CostModel* v) {
+  void note_predictions(const std::vector<Config>& out, const Scorer& p, const Scorer& v) {
     if (out.empty() || (!p && !v)) return;
-    const auto rows = inputs_.visible_rows(space, out);
-    const std::vector<float> ps = p ? p->predict(rows) : std::vector<float>(), vs = v ? v->predict(rows) : std::vector<float>();
+    const std::vector<float> ps = p ? p(out) : std::vector<float>(), vs = v ? v(out) : std::vector<float>();
     for (std::size_t i = 0; i < out.size(); ++i) {
       nlohmann::json& j = predicted_[out[i]];
       if (i < ps.size()) j["p"] = ps[i];
@@ -211,15 +240,23 @@ class Ml2Search final : public Strategy {
     }
   }
 
-  // This task's model when it has one, else a warm-start model whose input width fits.
-  const CostModel* pick(const std::optional<CostModel>& own, const std::optional<CostModel>& warm, const Space& space,
-                        bool with_hidden) {
-    if (own) return &*own;
-    if (!warm) return nullptr;
-    if (!visible_width_) visible_width_ = space.visible_features(space.random_config(rng_)).size();
-    std::size_t width = *visible_width_;
-    if (with_hidden) width += hidden_feature_names(space.hidden_kind()).size();
-    return warm->columns() == width ? &*warm : nullptr;
+  // P: this task's own once it has kTrustOwn valid measurements, else the transfer model, else
+  // this task's young one; empty when there is none yet.
+  Scorer p_scorer(const Space& space) {
+    const bool own_first = own_.p && own_valid_ >= kTrustOwn;
+    if (!own_first && transfer_ && transfer_->p)
+      return [this, &space](const std::vector<Config>& cs) { return transfer_->p->predict(inputs_.transfer_rows(space, cs)); };
+    if (own_.p)
+      return [this, &space](const std::vector<Config>& cs) { return own_.p->predict(inputs_.visible_rows(space, cs)); };
+    return {};
+  }
+  // V: this task's own as soon as it has one (failures are specific to the op), else transfer's.
+  Scorer v_scorer(const Space& space) {
+    if (own_.v)
+      return [this, &space](const std::vector<Config>& cs) { return own_.v->predict(inputs_.visible_rows(space, cs)); };
+    if (transfer_ && transfer_->v)
+      return [this, &space](const std::vector<Config>& cs) { return transfer_->v->predict(inputs_.transfer_rows(space, cs)); };
+    return {};
   }
 
   void retrain(const Space& space, const std::vector<Trial>& history) {
@@ -245,6 +282,7 @@ class Ml2Search final : public Strategy {
       own_.v.emplace(ModelKind::validity);
       own_.v->fit(vx, vy);
     }
+    own_valid_ = p_trials.size();
     if (p_trials.size() >= kMinValid) {
       own_.p.emplace(ModelKind::rank);
       own_.p->fit(px, throughput_labels(p_trials));
@@ -257,13 +295,15 @@ class Ml2Search final : public Strategy {
 
   const float threshold_ = static_cast<float>(env_double("ATTUNE_ML2_THRESHOLD", 0.65));  // V's P(valid) cut
   ModelInputs inputs_;
-  Models own_, warm_;
+  Models own_;
+  std::optional<TransferModel> transfer_;  // the target's cross-task models, when there are any
+  std::size_t transfer_width_ = 0;         // the space's transfer feature count (0: none)
+  std::size_t own_valid_ = 0;              // this task's distinct valid measurements
   std::set<Config> probes_;            // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
   std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut"} per config
   int round_ = 0;
-  std::mt19937_64 rng_{0};                    // only to draw a config whose features give the width
-  std::optional<std::size_t> visible_width_;  // the space's visible feature count, once known
+  std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };
 
 }  // namespace

@@ -27,8 +27,23 @@ class ModelInputs {
     return with_hidden(visible(space, c), hidden, space.hidden_kind());
   }
 
+  // The same for the cross-task models (Space::transfer_features).
+  const std::vector<float>& transfer(const Space& space, const Config& c) {
+    auto it = transfer_.find(c);
+    if (it == transfer_.end()) it = transfer_.emplace(c, space.transfer_features(c)).first;
+    return it->second;
+  }
+  FeatureRows transfer_rows(const Space& space, const std::vector<Config>& cs) {
+    FeatureRows rows;
+    for (const auto& c : cs) rows.push_back(transfer(space, c));
+    return rows;
+  }
+  std::vector<float> transfer_combined(const Space& space, const Config& c, const nlohmann::json& hidden) {
+    return with_hidden(transfer(space, c), hidden, space.hidden_kind());
+  }
+
  private:
-  std::map<Config, std::vector<float>> visible_;
+  std::map<Config, std::vector<float>> visible_, transfer_;
 };
 
 // The rankers' labels for `trials` (relative_throughput; failures 0).

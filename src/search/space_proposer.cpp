@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ir/error.hpp"
+#include "model/transfer_model.hpp"
 #include "search/engine.hpp"
 
 namespace attune::engine {
@@ -36,13 +37,17 @@ class SpaceProposer : public Proposer {
                 const std::string& target_name)
       : space_(std::move(space)), strategy_(std::move(strategy)), ctx_{&db, target_name} {
     history_ = load_history(db, task.id, *space_);
+    ctx_.space = space_.get();
+    strategy_->begin(ctx_);
+    // Zero-shot puts the seeds among its own candidates instead of measuring them first.
+    if (!strategy_->measures_seeds_first()) return;
     for (auto& c : space_->seed_configs()) {
       const bool tried = std::any_of(history_.begin(), history_.end(), [&](const Trial& t) { return t.config == c; });
       if (!tried && space_->admissible(c) && std::find(seeds_.begin(), seeds_.end(), c) == seeds_.end())
         seeds_.push_back(c);
     }
+    strategy_->order_seeds(*space_, seeds_);
     std::reverse(seeds_.begin(), seeds_.end());  // taken from the back
-    strategy_->begin(ctx_);
   }
 
   std::string strategy() const override { return strategy_->name(); }
@@ -52,6 +57,7 @@ class SpaceProposer : public Proposer {
     std::vector<Config> configs;
     while (!seeds_.empty() && static_cast<int>(configs.size()) < n / factor()) {
       configs.push_back(seeds_.back());
+      seeds_in_flight_.insert(seeds_.back());
       seeds_.pop_back();
     }
     if (static_cast<int>(configs.size()) < n)
@@ -78,6 +84,8 @@ class SpaceProposer : public Proposer {
                     {"config", cfg},
                     {"knobs", space_->describe(cfg)},
                     {"visible", space_->visible_features(cfg)}};
+      if (auto transfer = space_->transfer_features(cfg); !transfer.empty())
+        c.features[kTransferFeature] = std::move(transfer);
       out.push_back(std::move(c));
     }
     return out;
@@ -85,11 +93,26 @@ class SpaceProposer : public Proposer {
 
   int factor() const override { return std::max(1, strategy_->proposal_factor(*space_)); }
 
+  // Seeds that compiled are measured whatever the strategy's models think of them (they are
+  // the prior a model of other tasks must not talk the run out of); the strategy picks the
+  // rest of the round from its own proposals.
   std::vector<std::size_t> select(const std::vector<const Candidate*>& cands, const std::vector<const Built*>& built,
                                   int n) override {
+    std::vector<std::size_t> chosen, others;
     std::vector<CompiledCandidate> offered;
-    for (std::size_t i = 0; i < cands.size(); ++i) offered.push_back({config_of(*cands[i]), built[i]->hidden});
-    return strategy_->select(*space_, offered, n);
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const Config cfg = config_of(*cands[i]);
+      if (seeds_in_flight_.erase(cfg) > 0 && static_cast<int>(chosen.size()) < n) {
+        chosen.push_back(i);
+        continue;
+      }
+      others.push_back(i);
+      offered.push_back({cfg, built[i]->hidden});
+    }
+    seeds_in_flight_.clear();  // those that failed to compile are recorded already
+    for (std::size_t k : strategy_->select(*space_, offered, n - static_cast<int>(chosen.size())))
+      chosen.push_back(others.at(k));
+    return chosen;
   }
 
   void observe(const Candidate& c, const Measurement& m, const nlohmann::json& hidden) override {
@@ -123,6 +146,7 @@ class SpaceProposer : public Proposer {
   StrategyContext ctx_;
   std::vector<Trial> history_;
   std::vector<Config> seeds_;
+  std::set<Config> seeds_in_flight_;  // proposed this round, not yet selected
 };
 
 }  // namespace

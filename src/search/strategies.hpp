@@ -9,5 +9,7 @@ std::unique_ptr<Strategy> make_random_search();
 std::unique_ptr<Strategy> make_evolutionary_search();
 std::unique_ptr<Strategy> make_xgb_search();
 std::unique_ptr<Strategy> make_ml2_search();
+// Zero-shot (predict_search.cpp): the target's transfer models' pick, and nothing else.
+std::unique_ptr<Strategy> make_predict_search();
 
 }  // namespace attune

@@ -14,6 +14,7 @@ const Entry kStrategies[] = {
     {"evolutionary", make_evolutionary_search},
     {"xgb", make_xgb_search},
     {"ml2", make_ml2_search},
+    {"predict", make_predict_search},
 };
 }  // namespace
 

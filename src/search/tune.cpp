@@ -99,6 +99,12 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     parts.builder = engine::make_c_builder(op, target);
     parts.runner = engine::make_worker_runner(op, threads, o.seed + 1);
   }
+  // Zero-shot times its one pick and nothing else: no confirmation re-measurements.
+  if (o.strategy == "predict") {
+    TuneOptions zero_shot = o;
+    zero_shot.confirm_top = 0;
+    return engine::run(op, zero_shot, db, task, parts);
+  }
   return engine::run(op, o, db, task, parts);
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -65,6 +66,12 @@ class Space {
   // and for loop-nest spaces the nest's static features (features.hpp). Same length for every
   // config of a space.
   virtual std::vector<float> visible_features(const Config& c) const;
+  // What a cross-task model sees (model/transfer_model.hpp): features that mean the same for
+  // every op of the target, so that rows of many tasks share one model. Loop-nest spaces: the
+  // nest's static features (no knob values: each op family has its own knobs) and how the
+  // parallel loop splits over the threads; VTA: its visible features, which are already the
+  // layer's shape and tile counts. Empty: the space has none (no cross-task learning).
+  virtual std::vector<float> transfer_features(const Config& c) const { return {}; }
   // Which hidden features (features.hpp: "cpu" or "vta") its compiled candidates carry.
   virtual std::string hidden_kind() const { return "cpu"; }
   // Whether compiling a candidate is cheap next to measuring it (VTA: microseconds in-process)
@@ -143,7 +150,8 @@ struct CompiledCandidate {
 // Where a strategy may keep what it learns across tasks (cost models per target).
 struct StrategyContext {
   Database* db = nullptr;
-  std::string target;  // the tuning target name (tuning_target_name)
+  std::string target;          // the tuning target name (tuning_target_name)
+  const Space* space = nullptr;  // the space it will propose from
 };
 
 class Strategy {
@@ -168,6 +176,12 @@ class Strategy {
   // strategies warm-start from, and save their models to, the database here.
   virtual void begin(const StrategyContext&) {}
   virtual void end(const StrategyContext&) {}
+  // Whether the space's seed configs (Space::seed_configs) are measured before the strategy's
+  // first proposal; asked after begin(). Zero-shot ranks them with everything else instead.
+  virtual bool measures_seeds_first() const { return true; }
+  // The order the seeds are measured in (they arrive in the space's order); a strategy with a
+  // model of other tasks puts the ones it expects to be fastest first.
+  virtual void order_seeds(const Space&, std::vector<Config>& seeds) {}
   // What the strategy predicted for a config it proposed, as fields to add to its record's
   // features (ml2: {"ml2": {"p", "a", "v", "v_cut"}}, which `attune report` plots against the
   // measurement); null when it predicted nothing.
@@ -246,8 +260,16 @@ struct TuneResult {
   double elapsed_s = 0;
   double candidates_per_minute = 0;  // attempts made by this run per minute of wall time
   std::optional<Record> best;        // best verified record of the task
+  std::vector<std::int64_t> record_ids;  // this run's records, in the order they were made
   double best_gflops = 0;
   std::vector<ArmResult> arms;  // per arm when the mapping space was searched; empty otherwise
+  // Where this run's wall time went, in seconds summed over the run: "propose" (the strategy,
+  // its models included), "lower" (code generation), "compile" (the compilers, in parallel:
+  // the wall time of each batch beyond its code generation), the measurement's steps as the
+  // runner reports them (Measurement::phases_s: "spawn", "setup", "load", "check", "warmup",
+  // "timing", "recheck"), "runner" (the rest of measuring: all of it on the VTA simulator),
+  // "record" (database writes) and "confirm" (the re-measurements at the end).
+  std::map<std::string, double> phases_s;
   // The signal (SIGINT, SIGTERM) that stopped the run inside an InterruptScope
   // (interrupt.hpp), 0 when none did: the batch in flight was abandoned and no confirmations
   // ran; every record above was committed.

@@ -47,6 +47,10 @@ class VtaSpace final : public Space {
   // The knobs, the layer's shape and the tiled loop nest's static shape: tile counts per axis
   // and each tile's size in GEMM-core entries (what the user could work out by hand; the
   // compiler's exact buffer and micro-op use are hidden features).
+  // The visible features hold no knob that is not also a shape or a tile count, and the same
+  // knobs exist for every layer: they carry across layers as they are.
+  std::vector<float> transfer_features(const Config& c) const override { return visible_features(c); }
+
   std::vector<float> visible_features(const Config& c) const override {
     std::vector<float> f = Space::visible_features(c);
     const VtaKnobs k = VtaKnobs::of(*schedule(c).knobs);

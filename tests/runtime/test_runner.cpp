@@ -65,6 +65,28 @@ TEST_F(RunnerTest, CandidatePastTheCutoffIsTimedOnce) {
   EXPECT_GE(run(kGood, o).times_s.size(), 3u);
 }
 
+// Once the running median is past give_up_s, timing stops after that repeat: a candidate
+// clearly behind the best is not timed to the last digit. Below it the usual repeats follow.
+TEST_F(RunnerTest, TimingStopsOnceClearlySlowerThanGiveUp) {
+  MeasureOptions o = quick_options();
+  o.give_up_s = 1e-12;
+  Measurement m = run(kGood, o);
+  ASSERT_EQ(m.status, Status::ok) << m.error;
+  EXPECT_EQ(m.times_s.size(), 1u);
+  o.give_up_s = 1e6;
+  EXPECT_GE(run(kGood, o).times_s.size(), 3u);
+}
+
+// What the measurement cost, step by step, comes back with it (the tune summary's breakdown).
+TEST_F(RunnerTest, MeasurementReportsItsPhases) {
+  const Measurement m = run(kGood);
+  ASSERT_EQ(m.status, Status::ok) << m.error;
+  for (const char* phase : {"spawn", "setup", "load", "check", "warmup", "timing", "recheck"}) {
+    ASSERT_TRUE(m.phases_s.count(phase)) << phase;
+    EXPECT_GE(m.phases_s.at(phase), 0) << phase;
+  }
+}
+
 TEST_F(RunnerTest, WrongOutputPastTheCutoffIsStillAWrongResult) {
   MeasureOptions o = quick_options();
   o.cutoff_s = 1e-12;

@@ -36,6 +36,22 @@ TEST(Refusals, Split) {
   EXPECT_EQ(refusal(p, Transform::split("m", {3, 4})), "loop 'm' is parallel; split before annotating");
 }
 
+// A short loop inside an unrolled one is expanded by the compiler too (gcc peels loops of up to
+// 16 iterations): 64 x 8 unrolled copies of a 3x3 window were 4608 statements and took gcc
+// over two minutes, so the second unroll is refused with the count.
+TEST(Refusals, UnrollCountsTheShortLoopsTheCompilerPeels) {
+  const LoopNest n = initial_nest(op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1"));
+  LoopNest s = apply(n, Transform::split("c", {64, 8}));
+  s = apply(s, Transform::unroll("c.1"));  // 8 x 9 = 72 statements: fine
+  EXPECT_EQ(refusal(s, Transform::unroll("c.0")), "unrolling 'c.0' would emit 4608 statements (limit 512)");
+  // A vectorized inner loop is one statement per copy, whatever its extent.
+  const LoopNest g = initial_nest(op_from_cli("gemm:M=64,N=64,K=64"));
+  LoopNest t = apply(g, Transform::split("n", {4, 16}));
+  t = apply(t, Transform::reorder({"m", "k", "n.0", "n.1"}));
+  t = apply(t, Transform::vectorize("n.1"));
+  EXPECT_EQ(refusal(t, Transform::unroll("n.0")), "applicable");
+}
+
 // Traces may come from anywhere: no numbers they hold may overflow what the transformations
 // compute (fuzz/corpus/trace_replay/regression-*).
 TEST(Refusals, NumbersThatWouldOverflow) {

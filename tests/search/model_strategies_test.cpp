@@ -11,6 +11,7 @@
 #include "ir/error.hpp"
 #include "model/cost_model.hpp"
 #include "model/features.hpp"
+#include "model/transfer_model.hpp"
 #include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
@@ -81,23 +82,32 @@ TEST(ModelStrategies, Ml2MeasuresFewerInvalidCandidatesThanXgbOnVta) {
   EXPECT_GT(xgb.best, 0);
 }
 
-TEST(ModelStrategies, Ml2SavesItsModelsAndTheNextTaskLoadsThem) {
+// ml2 leaves the target's cross-task models behind (model/transfer_model.hpp), with the data
+// version they learnt from, and the next layer starts from them and folds its own records in.
+TEST(ModelStrategies, Ml2LeavesTransferModelsAndTheNextTaskStartsFromThem) {
   TempDir dir;
   const std::string db = (dir.path / "t.db").string();
   run(db, kVtaLayer, "vta", "ml2", 40, 1);
+  std::int64_t first_version = 0;
   {
     Database d = Database::open(db, OpenMode::read_only);
-    for (const char* kind : {"ml2.V", "ml2.P", "ml2.A"}) {
-      const auto m = d.latest_model("vta", kind);
-      ASSERT_TRUE(m.has_value()) << kind;
-      const auto model = CostModel::load(std::string(kind) == "ml2.V" ? ModelKind::validity : ModelKind::rank, m->blob);
-      EXPECT_GT(model.columns(), 10u);
-    }
+    const auto blob = d.latest_model("vta", kTransferModelKind);
+    ASSERT_TRUE(blob.has_value());
+    const TransferModel m = TransferModel::load(blob->blob);
+    ASSERT_TRUE(m.p && m.a && m.v) << "the layer has valid and invalid configs";
+    EXPECT_GT(m.p->columns(), 10u);
+    EXPECT_EQ(m.tasks, 1);
+    EXPECT_EQ(m.rows, 40);
+    first_version = m.data_version;
   }
   // A second layer of the same target starts from them (and must still work).
-  const auto s = run(db, "conv2d:N=1,H=14,W=14,C=32,K=64,R=3,S=3,stride=1,pad=1,dtype=int8", "vta", "ml2", 24, 2);
-  EXPECT_EQ(s.records, 24);
+  const auto s = run(db, "conv2d:N=1,H=14,W=14,C=32,K=64,R=3,S=3,stride=1,pad=1,dtype=int8", "vta", "ml2", 40, 2);
+  EXPECT_EQ(s.records, 40);
   EXPECT_GT(s.best, 0);
+  Database d = Database::open(db, OpenMode::read_only);
+  const TransferModel m = TransferModel::load(d.latest_model("vta", kTransferModelKind)->blob);
+  EXPECT_EQ(m.tasks, 2);
+  EXPECT_GT(m.data_version, first_version);
 }
 
 TEST(ModelStrategies, BothRunOnTheCpuWithObjectCodeFeatures) {

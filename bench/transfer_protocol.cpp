@@ -1,0 +1,190 @@
+// attune-tuning-efficiency --protocol leave-one-family-out (transfer_protocol.hpp).
+#include "transfer_protocol.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "attune_bench.hpp"
+#include "db/db.hpp"
+#include "efficiency_runs.hpp"
+#include "ir/error.hpp"
+#include "search/tuner.hpp"
+
+namespace fs = std::filesystem;
+
+namespace attune::bench {
+
+namespace {
+
+constexpr double kReach = 0.95;  // a run has converged once its best is this fraction of the best speed
+
+double median(std::vector<double> v) {
+  std::erase_if(v, [](double x) { return x != x; });
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One finished run: its attempts (efficiency_runs.hpp) and when its best improved.
+struct TimedRun {
+  Run run;
+  std::vector<std::pair<double, double>> best_at;  // (seconds since the run began, best time so far)
+};
+
+// Tunes `op` into `db` unless a finished run is there, logging the best after every attempt to
+// DB.progress (so a reused run still knows its times). The log is written once the run ends.
+TimedRun tune_logged(const ::bench::Workload& w, const std::string& strategy, int seed, int trials, int threads,
+                     const std::string& target, const std::string& db) {
+  const std::string log = db + ".progress";
+  if (!fs::exists(log)) {
+    TuneOptions o;
+    o.target = target;
+    o.trials = trials;
+    o.strategy = strategy;
+    o.db_path = db;
+    o.seed = static_cast<std::uint64_t>(seed);
+    o.threads = threads;
+    o.mappings = "off";   // every strategy searches the loop-nest space, the one with transfer features
+    o.confirm_top = 0;    // the curves compare search, not the confirmation re-measurements
+    nlohmann::json lines = nlohmann::json::array();
+    o.on_progress = [&](const TuneProgress& p) {
+      if (p.best_time_s > 0) lines.push_back({p.elapsed_s, p.best_time_s});
+    };
+    const TuneResult r = tune(w.op, o);
+    std::printf("  %-14s %-12s seed %d: %d attempts, best %.4g ms, %.1f s\n", w.name.c_str(), strategy.c_str(), seed,
+                r.trials_run, r.best ? r.best->median_s * 1e3 : 0.0, r.elapsed_s);
+    std::fflush(stdout);
+    std::ofstream(log + ".tmp") << lines.dump() << "\n";
+    fs::rename(log + ".tmp", log);
+  }
+  TimedRun t;
+  t.run = read_run(db, w.name, strategy, seed);
+  std::ifstream in(log);
+  for (const auto& e : nlohmann::json::parse(in)) t.best_at.emplace_back(e[0].get<double>(), e[1].get<double>());
+  return t;
+}
+
+struct OpResult {
+  std::string name, family;
+  double best_s = 0;
+  std::map<std::string, std::vector<double>> samples, seconds;  // strategy -> per seed (NaN: never)
+  std::map<std::string, int> never;
+  double zero_shot = std::nan("");  // best / the pick's time
+};
+
+// A run that never got there counts its whole budget (measurements and seconds): a lower bound
+// of what it would have needed, and counted under "never".
+void reach(const TimedRun& t, double target_s, OpResult& out, const std::string& strategy) {
+  const auto n = t.run.measurements_to_reach(target_s, 0);
+  double seconds = t.best_at.empty() ? std::nan("") : t.best_at.back().first;
+  for (const auto& [at, best] : t.best_at)
+    if (best <= target_s) {
+      seconds = at;
+      break;
+    }
+  if (!n) ++out.never[strategy];
+  out.samples[strategy].push_back(n ? *n : t.run.measurements());
+  out.seconds[strategy].push_back(seconds);
+}
+
+}  // namespace
+
+int run_leave_one_family_out(const LeaveOneFamilyOut& a) {
+  std::map<std::string, ::bench::Workload> by_name;
+  for (auto& w : ::bench::read_workloads(a.workloads)) by_name.emplace(w.name, std::move(w));
+  auto workload = [&](const std::string& n) -> const ::bench::Workload& {
+    const auto it = by_name.find(n);
+    if (it == by_name.end()) throw Error("no workload '" + n + "' in " + a.workloads);
+    return it->second;
+  };
+  const std::string target_name = tuning_target_name(a.target);
+  fs::create_directories(a.dir + "/pool");
+  std::printf("leave-one-family-out: target %s, %zu training ops x %d trials, %zu held-out ops x 3 strategies x %d "
+              "seeds x %d trials, databases in %s\n",
+              target_name.c_str(), a.train.size(), a.train_trials, a.held_out.size(), a.seeds, a.trials,
+              a.dir.c_str());
+
+  // 1. The pool: each training op tuned once.
+  std::printf("training pool\n");
+  for (const auto& n : a.train)
+    tune_logged(workload(n), "evolutionary", 1, a.train_trials, a.threads, a.target, a.dir + "/pool/" + n + ".db");
+
+  std::vector<OpResult> results;
+  for (const auto& h : a.held_out) {
+    const ::bench::Workload& w = workload(h);
+    // 2. The family's training database: every other family's pool records.
+    const std::string train_db = a.dir + "/train-" + w.family + ".db";
+    if (!fs::exists(train_db)) {
+      const std::string tmp = train_db + ".building";
+      fs::remove(tmp);
+      {
+        Database d = Database::open(tmp);
+        for (const auto& n : a.train)
+          if (workload(n).family != w.family) copy_records(a.dir + "/pool/" + n + ".db", d);
+      }
+      fs::rename(tmp, train_db);
+    }
+    // 3. Warm ml2, cold evolutionary and random, and the zero-shot pick.
+    std::printf("held out: %s (family %s)\n", h.c_str(), w.family.c_str());
+    auto warm_copy = [&](const std::string& db) {
+      if (!fs::exists(db)) fs::copy_file(train_db, db);
+      return db;
+    };
+    std::map<std::string, std::vector<TimedRun>> runs;
+    for (int s = 1; s <= a.seeds; ++s) {
+      const std::string base = a.dir + "/" + h + ".";
+      runs["ml2"].push_back(tune_logged(w, "ml2", s, a.trials, a.threads, a.target,
+                                        warm_copy(base + "ml2-warm.s" + std::to_string(s) + ".db")));
+      for (const char* cold : {"evolutionary", "random"})
+        runs[cold].push_back(tune_logged(w, cold, s, a.trials, a.threads, a.target,
+                                         base + cold + ".s" + std::to_string(s) + ".db"));
+    }
+    const TimedRun pick = tune_logged(w, "predict", 1, 1, a.threads, a.target, warm_copy(a.dir + "/" + h + ".predict.db"));
+
+    // 4. Against the best any run found.
+    OpResult r;
+    r.name = h;
+    r.family = w.family;
+    for (const auto& [s, rs] : runs)
+      for (const auto& t : rs)
+        if (const double b = t.run.final_best(); b > 0 && (r.best_s == 0 || b < r.best_s)) r.best_s = b;
+    if (r.best_s <= 0) throw Error(h + ": no run found a valid kernel");
+    for (const auto& [s, rs] : runs)
+      for (const auto& t : rs) reach(t, r.best_s / kReach, r, s);
+    if (const double p = pick.run.final_best(); p > 0) r.zero_shot = r.best_s / p;
+    results.push_back(std::move(r));
+  }
+
+  std::printf("\n%-14s %-13s %-13s %14s %14s %6s\n", "op", "family", "strategy", "samples(med)", "seconds(med)",
+              "never");
+  std::vector<double> warm_samples, warm_seconds, evo_ratio, zero_shot;
+  for (const auto& r : results) {
+    for (const char* s : {"ml2", "evolutionary", "random"})
+      std::printf("%-14s %-13s %-13s %14.0f %14.1f %3d/%d\n", r.name.c_str(), r.family.c_str(),
+                  s == std::string("ml2") ? "ml2 (warm)" : s, median(r.samples.at(s)), median(r.seconds.at(s)),
+                  r.never.count(s) ? r.never.at(s) : 0, a.seeds);
+    std::printf("%-14s %-13s %-13s zero-shot pick at %.2f of the best (%.4g ms)\n", r.name.c_str(), r.family.c_str(),
+                "predict", r.zero_shot, r.best_s * 1e3);
+    warm_samples.push_back(median(r.samples.at("ml2")));
+    warm_seconds.push_back(median(r.seconds.at("ml2")));
+    evo_ratio.push_back(median(r.samples.at("ml2")) / median(r.samples.at("evolutionary")));
+    zero_shot.push_back(r.zero_shot);
+  }
+  std::printf("\nml2 (warm) measurements to 95%% of the best as a share of evolutionary's: %.2f (median over ops; a "
+              "run that never got there counts its whole budget)\n",
+              median(evo_ratio));
+  std::printf("target=%s time_to_95pct_s=%.1f samples_to_95pct=%.0f zero_shot_fraction=%.2f\n", target_name.c_str(),
+              median(warm_seconds), median(warm_samples), median(zero_shot));
+  return 0;
+}
+
+}  // namespace attune::bench

@@ -1,0 +1,67 @@
+// model/transfer_model.hpp — the cross-task cost models of one target: what every task tuned
+// so far teaches the next one.
+//
+// Every record of a target, whatever task, op family or strategy produced it, is a training row,
+// provided it carries transfer features (Record::features["transfer"], written by the tuning
+// loop from Space::transfer_features: the loop nest's static features and the parallel split,
+// relative to the op, with no knob of any one space, so rows of a GEMM and of a convolution
+// line up column by column). Three XGBoost models, as in ML²Tuner (cost_model.hpp):
+//   V  validity, from every attempt (label: ok or not), when the target has failures at all
+//   P  rank:pairwise on the transfer features, from valid measurements
+//   A  rank:pairwise on the transfer features followed by the hidden features
+// A ranker's label is the record's throughput relative to its own task's best (best / time),
+// and rows are ranked within their task only (one ranking group per task): a slow GEMM is not
+// "worse" than a fast convolution, it is worse than the GEMM's best.
+//
+// The models are stored in the database's models table as kind "transfer" per target,
+// together with the data version they learnt from (the largest record id, and the row and task
+// counts), so a tuner opening the database knows whether they are current.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "db/db.hpp"
+#include "model/cost_model.hpp"
+
+namespace attune {
+
+inline constexpr const char* kTransferFeature = "transfer";      // the key in Record::features
+inline constexpr const char* kTransferModelKind = "transfer";    // the kind in the models table
+
+struct TransferModel {
+  std::optional<CostModel> v, p, a;
+  std::int64_t data_version = 0;  // the largest record id it learnt from
+  std::int64_t rows = 0;          // distinct attempts it learnt from (V's rows)
+  std::int64_t valid_rows = 0;    // of which valid (P's rows)
+  std::int64_t tasks = 0;         // tasks those rows came from
+
+  std::string save() const;
+  // Throws Error for bytes that are not a saved TransferModel.
+  static TransferModel load(const std::string& bytes);
+};
+
+// The rows a target's transfer models learn from: every record of `target` in `db` with
+// transfer features (confirmations and repeated traces counted once), grouped by task.
+struct TransferRows {
+  FeatureRows v_x, p_x, a_x;
+  std::vector<float> v_y, p_y, a_y;
+  std::vector<unsigned> p_groups, a_groups;  // rows per task, in row order
+  std::int64_t max_record_id = 0;
+  std::int64_t tasks = 0;
+};
+TransferRows transfer_rows(const Database& db, const std::string& target, const std::string& hidden_kind);
+
+// Trains the three models on `rows`; a model whose rows do not allow it (no failure for V, too
+// few valid rows for P or A) is left empty.
+TransferModel train_transfer_model(const TransferRows& rows);
+
+// The target's transfer model, current enough for a tuner: the stored one when the records it
+// has not seen are fewer than a tenth of those it learnt from (and fewer than 32), else one
+// retrained on every record now there, saved back unless `db` is read-only. nullopt when the
+// target has no valid record with transfer features.
+std::optional<TransferModel> current_transfer_model(Database& db, const std::string& target,
+                                                    const std::string& hidden_kind);
+
+}  // namespace attune
