@@ -249,7 +249,7 @@ void add_tune_command(CLI::App& app, Action& action) {
   auto* trials =
       sub->add_option("--trials", args->trials, "total attempts wanted for the task (earlier runs count; default 200)");
   sub->add_option("--time", args->time_s, "stop after this many seconds")->excludes(trials);
-  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, xgb, ml2, rl)")
+  sub->add_option("--strategy", args->strategy, "search strategy (random, evolutionary, xgb, ml2, rl; predict: zero-shot, as --trials 0)")
       ->capture_default_str();
   sub->add_option("--db", args->db, "tuning database")->capture_default_str();
   sub->add_option("--seed", args->seed, "search seed")->capture_default_str();
