@@ -54,6 +54,7 @@ charts=$(field "$check" charts)
 echo "$check" | grep -q '"errors":\[\]'
 grep -q 'data-chart="roofline"' "$art/report.html"
 grep -q 'data-chart="bench"' "$art/report.html"
+grep -q 'data-chart="arms"' "$art/report.html"       # evolutionary and random search mappings too
 grep -q 'data-chart="ml2-a"' "$art/report.html"
 grep -q 'data-chart="model-profile"' "$art/report.html"
 grep -q 'class="confusion"' "$art/report.html"
