@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS  ?= $(shell nproc)
 
-.PHONY: deps configure build test test-asan demo fuzz format tidy clean
+.PHONY: deps configure build test test-asan demo report fuzz format tidy clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -34,6 +34,16 @@ test-asan: deps
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)/attune
+
+# An HTML report of the demo's database (after `make demo`): $(BUILD)/report.html, one file that
+# any browser opens without network access. REPORT_DB=FILE reports another database,
+# BENCH="FILE ..." adds bench results (attune-bench --json-out FILE).
+REPORT_DB ?= $(BUILD)/demo.db
+REPORT_OUT ?= $(BUILD)/report.html
+report:
+	@test -x $(BUILD)/attune -a -f $(REPORT_DB) || \
+	  { echo "report: needs $(BUILD)/attune and $(REPORT_DB): run make demo first (or make report REPORT_DB=FILE)" >&2; exit 2; }
+	@$(BUILD)/attune report --db $(REPORT_DB) $(foreach f,$(BENCH),--bench $(f)) --out $(REPORT_OUT)
 
 # The libFuzzer targets of fuzz/ (clang, ASan + UBSan, in build-fuzz/), each run for
 # FUZZ_SECONDS; scripts/fuzz.sh says where findings go.

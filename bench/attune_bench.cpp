@@ -35,6 +35,7 @@
 #include "fma_peak.hpp"
 #include "hw/target.hpp"
 #include "ir/error.hpp"
+#include "json_out.hpp"
 
 namespace {
 
@@ -79,6 +80,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   app.add_option("--measure-time", a.measure_s, "timing seconds per op (after 5 rounds)")->capture_default_str();
   auto* cl = app.add_flag("--check-large", a.check_large, "run the reference evaluator on ops of >= 2^31 MACs too");
   app.add_flag("--no-check-large", a.no_check_large, "check nothing on ops of >= 2^31 MACs")->excludes(cl);
+  app.add_option("--json-out", a.json_out, "also write the results as JSON Lines (for attune report --bench)");
   CLI11_PARSE(app, argc, argv);
   return std::nullopt;
 }
@@ -167,6 +169,51 @@ std::vector<Row> bench_all(const std::vector<Workload>& ws, int threads, const M
   return rows;
 }
 
+// The JSON Lines of --json-out (src/report/bench_data.hpp lists the fields).
+nlohmann::json header_json(const Args& a, const attune::Target& target, int argc, char** argv) {
+  nlohmann::json h = bench::header_line("attune-bench.header", argc, argv);
+  h["cpu"] = bench::cpu_model();
+  h["target"] = target.name;
+  h["vector_bits"] = attune::cpu_vector_bits(target);
+  h["trials"] = a.trials;
+  h["time_s"] = a.time_s;
+  h["strategy"] = a.strategy;
+  h["threads"] = a.threads;
+  return h;
+}
+
+nlohmann::json machine_json(int threads, const Machine& m) {
+  return {{"kind", "attune-bench.machine"},
+          {"threads", threads},
+          {"bits", m.bits},
+          {"peak_gflops", bench::number_or_null(m.peak_gflops)},
+          {"bandwidth_gbs", bench::number_or_null(m.bandwidth_gbs)}};
+}
+
+nlohmann::json row_json(int threads, const Row& r) {
+  auto numbers = [](const std::map<std::string, double>& m) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [k, v] : m) j[k] = bench::number_or_null(v);
+    return j;
+  };
+  return {{"kind", "attune-bench.row"},
+          {"threads", threads},
+          {"name", r.name},
+          {"group", r.group},
+          {"gflops", numbers(r.gflops)},
+          {"pct_of_peak", numbers(r.pct)},
+          {"seconds", numbers(r.seconds)},
+          {"pct_of_bandwidth", numbers(r.bw_pct)},
+          {"note", r.note},
+          {"ratio", bench::number_or_null(r.ratio)},
+          {"best", r.best},
+          {"bytes", r.bytes},
+          {"memory_bound", r.memory_bound},
+          {"check", r.check},
+          {"tuned", r.tuned},
+          {"rounds", r.rounds}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -179,6 +226,8 @@ int main(int argc, char** argv) try {
     if (t < 1) throw attune::Error("--threads: thread counts must be >= 1");
   check_and_print_libraries();
   const attune::Target target = bench_target(a);
+  bench::JsonLines json(a.json_out);
+  json.write(header_json(a, target, argc, argv));
   print_budget(a);
   bool failures = false;
   std::vector<std::string> summary;
@@ -186,7 +235,9 @@ int main(int argc, char** argv) try {
     omp_set_num_threads(t);  // attune's kernels, BLIS and oneDNN share this libgomp
     bench::blas_set_threads(t);
     const Machine m = probe_machine(t, attune::cpu_vector_bits(target), ws);
+    json.write(machine_json(t, m));
     const std::vector<Row> rows = bench_all(ws, t, m, a, target, failures);
+    for (const Row& r : rows) json.write(row_json(t, r));
     bench::print_table(t, m, rows);
     for (auto& line : bench::group_summaries(t, rows)) summary.push_back(std::move(line));
   }

@@ -33,6 +33,7 @@ struct Args {
   double measure_s = 4;
   bool check_large = false;     // run the reference evaluator even on the largest ops
   bool no_check_large = false;  // check nothing on the largest ops
+  std::string json_out;         // --json-out: the results as JSON Lines too (json_out.hpp)
 };
 
 // The groups a workload can be in (group_of), in the order of the summary lines.

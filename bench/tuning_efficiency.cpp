@@ -32,7 +32,9 @@
 #include "efficiency_runs.hpp"
 #include "ir/error.hpp"
 #include "ir/op.hpp"
+#include "json_out.hpp"
 #include "model_quality.hpp"
+#include "report/provenance.hpp"
 #include "transfer_protocol.hpp"
 #include "search/tuner.hpp"
 
@@ -55,6 +57,7 @@ struct Args {
   int threads = 0;
   double tol = -1;
   std::string dir = "tuning-efficiency";
+  std::string json_out;  // --json-out: the results as JSON Lines too (json_out.hpp)
   std::string protocol = "baseline";  // or "leave-one-family-out" (transfer_protocol.hpp)
   std::vector<std::string> held_out, train;
   int train_trials = 100;
@@ -115,6 +118,7 @@ std::optional<int> parse_args(int argc, char** argv, Args& a) {
   app.add_option("--threads", a.threads, "threads per CPU kernel (default: all cores)");
   app.add_option("--tol", a.tol, "relative slack when comparing bests (default: 0 for vta, 0.02 for cpu)");
   app.add_option("--dir", a.dir, "where the run databases are kept (finished runs are reused)")->capture_default_str();
+  app.add_option("--json-out", a.json_out, "also write the results as JSON Lines (for attune report --bench)");
   app.add_flag("--warm", a.warm,
                "the candidate (ml2) starts each workload from the cross-task models of the baseline's runs on "
                "every other workload with the same seed (leave one out), in databases of its own");
@@ -245,7 +249,8 @@ void compare_seeds(std::map<std::string, std::vector<Run>>& by, const Args& a, C
 
 // Per strategy, medians over seeds: final best, invalid attempts, invalid measurements, and the
 // measurements to reach the baseline's final best of the same seed.
-void print_strategy_rows(const Op& op, std::map<std::string, std::vector<Run>>& by, const Args& a) {
+void print_strategy_rows(const Op& op, std::map<std::string, std::vector<Run>>& by, const Args& a,
+                         ::bench::JsonLines& json) {
   for (const auto& s : a.strategies) {
     std::vector<double> best, inv, invm, reach;
     for (int k = 0; k < a.seeds; ++k) {
@@ -259,11 +264,20 @@ void print_strategy_rows(const Op& op, std::map<std::string, std::vector<Run>>& 
     }
     std::printf("%-12s %-13s %12.4g %9.1f %9.1f %9.0f\n", op.name.c_str(), s.c_str(), median(best), median(inv),
                 median(invm), median(reach));
+    json.write({{"kind", "tuning-efficiency.strategy"},
+                {"workload", op.name},
+                {"strategy", s},
+                {"seeds", a.seeds},
+                {"best_ms", ::bench::number_or_null(median(best))},
+                {"invalid", ::bench::number_or_null(median(inv))},
+                {"invalid_measured", ::bench::number_or_null(median(invm))},
+                {"to_baseline", ::bench::number_or_null(median(reach))}});
   }
 }
 
 // The per-workload table, and the candidate's comparison with the baseline it sums up.
-CandidateVsBaseline compare_strategies(const std::vector<Op>& ops, RunsByWorkload& runs, const Args& a) {
+CandidateVsBaseline compare_strategies(const std::vector<Op>& ops, RunsByWorkload& runs, const Args& a,
+                                       ::bench::JsonLines& json) {
   std::printf("\n%-12s %-13s %12s %9s %9s %9s\n", "workload", "strategy", "best ms(med)", "invalid", "inv.meas",
               "to-base");
   CandidateVsBaseline cmp;
@@ -271,7 +285,7 @@ CandidateVsBaseline compare_strategies(const std::vector<Op>& ops, RunsByWorkloa
     auto& by = runs[op.name];
     std::vector<double> fr, fr_first;
     compare_seeds(by, a, cmp, fr, fr_first);
-    print_strategy_rows(op, by, a);
+    print_strategy_rows(op, by, a, json);
     cmp.layer_fraction.push_back(median(fr));
     std::printf(
         "%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
@@ -284,7 +298,7 @@ CandidateVsBaseline compare_strategies(const std::vector<Op>& ops, RunsByWorkloa
 
 // The cost models trained on 70% of each workload's distinct configs (all strategies' runs)
 // and scored on the rest, per workload and on average.
-void print_model_quality(const std::vector<Op>& ops, RunsByWorkload& runs, bool vta) {
+void print_model_quality(const std::vector<Op>& ops, RunsByWorkload& runs, bool vta, ::bench::JsonLines& json) {
   std::printf("\nmodel quality on held-out configs (30%% of each workload's distinct configs; mean over workloads)\n");
   std::vector<double> pp, ap, p1, a1, p5, a5, vp, vr;
   for (const auto& op : ops) {
@@ -298,6 +312,18 @@ void print_model_quality(const std::vector<Op>& ops, RunsByWorkload& runs, bool 
         "peak@5 P %.3f A %.3f | V precision %.3f recall %.3f\n",
         op.name.c_str(), q.train_rows, q.test_rows, q.test_valid, q.p_pairwise, q.a_pairwise, q.p_peak1, q.a_peak1,
         q.p_peak5, q.a_peak5, q.v_precision, q.v_recall);
+    json.write({{"kind", "tuning-efficiency.quality"},
+                {"workload", op.name},
+                {"train_rows", q.train_rows},
+                {"test_rows", q.test_rows},
+                {"p_pairwise", ::bench::number_or_null(q.p_pairwise)},
+                {"a_pairwise", ::bench::number_or_null(q.a_pairwise)},
+                {"p_peak1", ::bench::number_or_null(q.p_peak1)},
+                {"a_peak1", ::bench::number_or_null(q.a_peak1)},
+                {"p_peak5", ::bench::number_or_null(q.p_peak5)},
+                {"a_peak5", ::bench::number_or_null(q.a_peak5)},
+                {"v_precision", ::bench::number_or_null(q.v_precision)},
+                {"v_recall", ::bench::number_or_null(q.v_recall)}});
     pp.push_back(q.p_pairwise);
     ap.push_back(q.a_pairwise);
     p1.push_back(q.p_peak1);
@@ -317,7 +343,8 @@ void print_model_quality(const std::vector<Op>& ops, RunsByWorkload& runs, bool 
 }
 
 // The comparison's totals, then the closing line scripts read.
-void print_closing(const CandidateVsBaseline& cmp, const Args& a, const std::string& target_name) {
+void print_closing(const CandidateVsBaseline& cmp, const Args& a, const std::string& target_name,
+                   ::bench::JsonLines& json) {
   const double samples_fraction = median(cmp.layer_fraction);
   const double invalid_reduction =
       cmp.inv_b > 0 ? 1.0 - static_cast<double>(cmp.inv_c) / static_cast<double>(cmp.inv_b) : std::nan("");
@@ -331,6 +358,15 @@ void print_closing(const CandidateVsBaseline& cmp, const Args& a, const std::str
       a.candidate.c_str(), cmp.inv_c_strict, cmp.inv_b_strict, strict);
   std::printf("target=%s samples_fraction=%.2f invalid_reduction=%.2f\n", target_name.c_str(), samples_fraction,
               invalid_reduction);
+  json.write({{"kind", "tuning-efficiency.summary"},
+              {"target", target_name},
+              {"baseline", a.baseline},
+              {"candidate", a.candidate},
+              {"pairs", cmp.pairs},
+              {"reached", cmp.pairs - cmp.never},
+              {"samples_fraction", ::bench::number_or_null(samples_fraction)},
+              {"invalid_reduction", ::bench::number_or_null(invalid_reduction)},
+              {"invalid_reduction_strict", ::bench::number_or_null(strict)}});
 }
 
 }  // namespace
@@ -345,6 +381,16 @@ int main(int argc, char** argv) {
     apply_target_defaults(a, vta);
     const std::vector<Op> ops = selected_ops(a);
     const std::string target_name = tuning_target_name(a.target);
+    ::bench::JsonLines json(a.json_out);
+    nlohmann::json header = ::bench::header_line("tuning-efficiency.header", argc, argv);
+    header.update({{"target", target_name},
+                   {"cpu", report::this_machine()},
+                   {"seeds", a.seeds},
+                   {"trials", a.trials},
+                   {"strategies", a.strategies},
+                   {"baseline", a.baseline},
+                   {"candidate", a.candidate}});
+    json.write(header);
 
     std::vector<Job> jobs, warm_jobs;
     for (const auto& op : ops)
@@ -382,9 +428,9 @@ int main(int argc, char** argv) {
     // ---- report ----
     RunsByWorkload runs;
     for (const auto& j : jobs) runs[j.op->name][j.strategy].push_back(read_run(j.db, j.op->name, j.strategy, j.seed));
-    const CandidateVsBaseline cmp = compare_strategies(ops, runs, a);
-    print_model_quality(ops, runs, vta);
-    print_closing(cmp, a, target_name);
+    const CandidateVsBaseline cmp = compare_strategies(ops, runs, a, json);
+    print_model_quality(ops, runs, vta, json);
+    print_closing(cmp, a, target_name, json);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attune-tuning-efficiency: %s\n", e.what());

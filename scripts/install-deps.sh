@@ -16,6 +16,8 @@ packages=(
   postgresql
   # tests and benches only (model export): attune itself never runs Python
   python3-torch python3-torchvision python3-onnx python3-numpy
+  # tests only: the HTML report opened in a headless browser, and databases edited by hand
+  chromium sqlite3
 )
 
 missing=()

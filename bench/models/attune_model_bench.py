@@ -3,7 +3,7 @@
 
    /usr/bin/python3 bench/models/attune_model_bench.py [--attune build/attune] [--db DB]
         [--models resnet50,mobilenet_v2,bert_base] [--tune-time 0|15m|45m] [--threads 1,2]
-        [--rounds 5] [--runs 10] [--work DIR]
+        [--rounds 5] [--runs 10] [--work DIR] [--json-out FILE]
 
 Per model: exports it (scripts/export_models.py, random weights, nothing downloaded) unless
 DIR has it; tunes it with `attune tune-model --time T` when --tune-time is given (else uses what
@@ -13,7 +13,9 @@ PyTorch eager and TorchScript (torch_run.py), each timing `runs` runs after a wa
 process, and reports the median of the rounds' medians. Speedups are ratios of medians of the
 same run; the PyTorch baseline is the faster of eager and TorchScript. The last line is
   geomean_speedup_vs_onnxruntime=X.XX geomean_speedup_vs_pytorch=Y.YY
-over models x thread counts. Python and node are bench tools only; attune never needs them.
+over models x thread counts. --json-out FILE also writes the results as JSON Lines (a
+model-bench.header line, then one model-bench.row per model and thread count) for
+`attune report --bench FILE`. Python and node are bench tools only; attune never needs them.
 """
 import argparse
 import json
@@ -96,11 +98,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--work", default=os.path.join(SRC, "build", "model-bench"))
+    ap.add_argument("--json-out", help="also write the results as JSON Lines (attune report --bench)")
     a = ap.parse_args()
     a.threads = [int(t) for t in a.threads.split(",")]
     os.makedirs(a.work, exist_ok=True)
     sh(["bash", os.path.join(SRC, "scripts", "install-ort.sh")])
     print(f"attune-model-bench: CPU {cpu_model()}, {os.cpu_count()} cores; database {a.db}")
+    json_out = open(a.json_out, "w") if a.json_out else None
+
+    def emit(line):  # one JSON object a line, flushed: a run cut short keeps what it measured
+        if json_out:
+            json_out.write(json.dumps(line) + "\n")
+            json_out.flush()
+
+    emit({"kind": "model-bench.header", "cpu": cpu_model(), "command": " ".join([PY] + sys.argv), "db": a.db})
     ratios_ort, ratios_pt = [], []
     for name in a.models.split(","):
         model = os.path.join(a.work, name + ".onnx")
@@ -123,6 +134,7 @@ def main():
             med = {k: statistics.median(v) for k, v in rounds.items()}
             pytorch = min(med["torch_eager"], med["torchscript"])
             r_ort, r_pt = med["onnxruntime"] / med["attune"], pytorch / med["attune"]
+            emit({"kind": "model-bench.row", "model": name, "threads": t, "seconds": med})
             ratios_ort.append(r_ort)
             ratios_pt.append(r_pt)
             print(f"   {t} thread(s): attune {med['attune']*1e3:.2f} ms | onnxruntime {med['onnxruntime']*1e3:.2f} ms "

@@ -10,6 +10,7 @@
 
 #include "ir/error.hpp"
 #include "ir/json_limits.hpp"
+#include "report/provenance.hpp"
 #include "runtime/memory_estimate.hpp"
 
 namespace attune::cli {
@@ -56,6 +57,40 @@ Target load_target_arg(const std::string& arg) { return load_target(target_arg(a
 void check_max_memory(const Op& op, const std::string& max_memory_arg) {
   check_memory_limit(op,
                      max_memory_arg.empty() ? default_memory_limit() : parse_byte_size(max_memory_arg, "--max-memory"));
+}
+
+namespace {
+std::string& recorded_command_line() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string& s = recorded_command_line();
+  s.clear();
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i) s += ' ';
+    if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos) {
+      s += arg;
+      continue;
+    }
+    s += '\'';  // single quotes, each quote inside as '\''
+    for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+}
+
+const std::string& command_line() { return recorded_command_line(); }
+
+RunInfo this_run() {
+  const report::BuildInfo b = report::this_build();
+  RunInfo r;
+  r.command = command_line();
+  r.attune = b.version + ", commit " + b.commit + ", " + b.compiler;
+  r.machine = report::this_machine();
+  return r;
 }
 
 std::string one_line(const std::string& text, std::size_t max_chars) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/db.hpp"
 #include "hw/target.hpp"
 #include "schedule/schedule.hpp"
 
@@ -45,6 +46,14 @@ int run_lower_tensorized(const std::string& spec, const std::string& target, con
                          bool code_only);
 void add_train_policy_command(CLI::App& app, Action& action);  // cmd_train_policy.cpp (RL agent)
 void add_model_commands(CLI::App& app, Action& action);        // cmd_model.cpp: import, run-model, tune-model
+void add_report_command(CLI::App& app, Action& action);        // cmd_report.cpp: the HTML report
+
+// The command line as typed (main() records it), arguments with spaces or quotes quoted: what
+// reports and result files name as the command that produced them.
+void set_command_line(int argc, char** argv);
+const std::string& command_line();
+// This run for the database's runs table: the command line, this attune, this machine.
+RunInfo this_run();
 
 // The text of `arg` when it is inline JSON (starts with '{' or '['), else the contents of the
 // file it names. `what` names the option in errors ("--trace").

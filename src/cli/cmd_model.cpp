@@ -33,6 +33,7 @@ struct ModelArgs {
   int threads = 0;
   int rounds = 0;       // run-model: timed runs after a warm-up (0: none)
   bool profile = false; // run-model: time each task over the rounds
+  std::string profile_json;  // run-model: the profile as one JSON line, for attune report --bench
   std::string time = "10m";  // tune-model
   std::string strategy = "evolutionary";
   int round_trials = 16;
@@ -116,7 +117,37 @@ void print_profile(const network::ModelRunner& runner, const std::vector<double>
   }
 }
 
+// The profile as one "model-profile" line (src/report/bench_data.hpp): run once without --db
+// and once with it, and the report shows each task's time before and after tuning.
+void write_profile_json(const ModelArgs& a, const network::ModelRunner& runner, const std::vector<double>& per_task,
+                        double median_s) {
+  nlohmann::json tasks = nlohmann::json::array();
+  int tuned = 0;
+  for (std::size_t t = 0; t < per_task.size(); ++t) {
+    const auto& task = runner.plan().tasks[t];
+    const bool is_tuned = runner.kernels()[t].tuned;
+    tuned += is_tuned ? 1 : 0;
+    tasks.push_back({{"task", t},
+                     {"label", task.label},
+                     {"weight", task.weight},
+                     {"ms", per_task[t] / a.rounds * 1e3},
+                     {"tuned", is_tuned}});
+  }
+  const nlohmann::json line = {{"kind", "model-profile"},
+                               {"model", a.model},
+                               {"db", a.db},
+                               {"command", command_line()},
+                               {"threads", a.threads},
+                               {"rounds", a.rounds},
+                               {"median_ms", median_s * 1e3},
+                               {"kernels", per_task.size()},
+                               {"tuned", tuned},
+                               {"tasks", tasks}};
+  write_file_atomic(a.profile_json, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
 int run_run_model(const ModelArgs& a) {
+  if (!a.profile_json.empty() && a.rounds <= 0) throw Error("--profile-json needs --rounds N (N > 0)");
   graph::ModelPlan plan = graph::import_onnx(a.model, overrides(a.shapes));
   const auto inputs = read_inputs(plan, a.inputs);
   network::ModelRunner runner(std::move(plan), {a.target, a.db, a.threads, memory_limit(a.max_memory)});
@@ -131,11 +162,12 @@ int run_run_model(const ModelArgs& a) {
     std::vector<double> t, per_task;
     for (int k = 0; k < a.rounds; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
-      outputs = runner.run(inputs, a.profile ? &per_task : nullptr);
+      outputs = runner.run(inputs, a.profile || !a.profile_json.empty() ? &per_task : nullptr);
       t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     if (a.profile) print_profile(runner, per_task, a.rounds);
     std::sort(t.begin(), t.end());
+    if (!a.profile_json.empty()) write_profile_json(a, runner, per_task, t[t.size() / 2]);
     std::cout << "latency: median " << t[t.size() / 2] * 1e3 << " ms of " << a.rounds << " runs (min " << t.front() * 1e3
               << " ms), " << (a.threads > 0 ? std::to_string(a.threads) : std::string("all")) << " threads\n";
   }
@@ -160,6 +192,7 @@ int run_tune_model(const ModelArgs& a) {
   o.time_s = parse_duration(a.time);
   o.threads = a.threads;
   o.strategy = a.strategy;
+  o.run = this_run();
   o.round_trials = a.round_trials;
   o.workers = a.workers;
   o.max_memory = memory_limit(a.max_memory);
@@ -214,6 +247,8 @@ void add_model_commands(CLI::App& app, Action& action) {
   r->add_option("--rounds", run.rounds, "time this many runs after a warm-up and print the median latency")
       ->check(CLI::Range(0, 100000));
   r->add_flag("--profile", run.profile, "with --rounds: each task's share of the time");
+  r->add_option("--profile-json", run.profile_json,
+                "with --rounds: write the profile as one JSON line to this file (attune report --bench)");
   r->add_option("--max-memory", run.max_memory, "refuse a model whose weights and buffers exceed this (default: half of RAM)");
   r->callback([&action] { action = [] { return run_run_model(run); }; });
 

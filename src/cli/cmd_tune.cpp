@@ -110,6 +110,7 @@ TuneOptions tune_options(const TuneArgs& a, const std::string& target) {
   o.threads = a.threads;
   o.policy = a.policy;
   o.mappings = a.mappings;
+  o.run = this_run();
   o.max_mappings = a.max_mappings;
   o.confirm_top = a.confirm_top;
   o.confirm_runs = a.confirm_runs;

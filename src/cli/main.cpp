@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
 
+  set_command_line(argc, argv);
   Action action;
   add_ops_command(app, action);
   add_lower_command(app, action);
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   add_gpu_bundle_command(app, action);
   add_model_commands(app, action);
   add_train_policy_command(app, action);
+  add_report_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -86,6 +86,27 @@ std::vector<TaskInfo> Database::tasks() const {
 
 // ---- cost models --------------------------------------------------------------------------
 
+std::int64_t Database::add_run(const RunInfo& run) {
+  impl_->require_writable("note a run");
+  Statement st(impl_->c(),
+               "INSERT INTO runs(started_at, command, attune, machine) VALUES (?1, ?2, ?3, ?4) RETURNING id");
+  const std::string at = run.started_at.empty() ? utc_now_iso8601() : run.started_at;
+  st.bind(1, std::string_view(at)).bind(2, std::string_view(run.command));
+  st.bind(3, std::string_view(run.attune)).bind(4, std::string_view(run.machine));
+  ATTUNE_CHECK(st.step(), "INSERT ... RETURNING returns the row");
+  return st.int64(0);
+}
+
+std::vector<RunInfo> Database::runs() const {
+  std::vector<RunInfo> out;
+  // A file of an older schema opened read-only has no runs table (either backend).
+  Statement version(impl_->c(), "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!version.step() || std::stoi(version.text(0)) < 4) return out;
+  Statement st(impl_->c(), "SELECT id, started_at, command, attune, machine FROM runs ORDER BY id");
+  while (st.step()) out.push_back({st.int64(0), st.text(1), st.text(2), st.text(3), st.text(4)});
+  return out;
+}
+
 std::int64_t Database::save_model(const std::string& target, const std::string& kind, const std::string& blob) {
   impl_->require_writable("save a model");
   Statement st(impl_->c(), "INSERT INTO models(target, kind, blob, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id");

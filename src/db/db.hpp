@@ -8,6 +8,7 @@
 //   models   cost-model blobs (validity V, performance P / A), per target, for later stages
 //   claims   the traces tuning runs are building and measuring now, with their trial numbers
 //   jobs     the queue of distributed measurement: candidates for `attune worker`s (queue.cpp)
+//   runs     what started each tuning run: its command line, the attune and the machine
 //   meta     schema_version (older versions are migrated when opened for writing)
 // Each insert is its own transaction in WAL mode with synchronous=FULL, so a tuning process
 // killed at any instant (even SIGKILL) loses no record whose insert had returned. A write that
@@ -42,7 +43,7 @@
 
 namespace attune {
 
-inline constexpr int kDbSchemaVersion = 3;
+inline constexpr int kDbSchemaVersion = 4;
 // How long a write waits for another process's lock before it fails: long enough for any
 // other attune's transaction (claims and inserts are short), so no measured batch is dropped.
 inline constexpr int kDbBusyWaitSeconds = 600;
@@ -154,6 +155,15 @@ struct QueueCounts {
   std::int64_t done = 0;
 };
 
+// A tuning run's provenance (the runs table, schema version 4).
+struct RunInfo {
+  std::int64_t id = 0;
+  std::string started_at;  // filled by add_run() when empty
+  std::string command;     // the command line as typed
+  std::string attune;      // "0.1.0, commit 2eedce8, gcc 12.2.0"
+  std::string machine;     // "AMD EPYC 9R14, 2 logical CPUs"
+};
+
 struct ModelBlob {
   std::int64_t id = 0;
   std::string target;
@@ -248,6 +258,11 @@ class Database {
   std::optional<std::int64_t> job_record(std::int64_t job_id) const;
   // Jobs of the task (0: of every task) by state.
   QueueCounts queue_counts(std::int64_t task_id = 0) const;
+
+  // ---- runs ----
+  std::int64_t add_run(const RunInfo& run);
+  // By id; empty for a file of an older schema opened read-only (it has no runs table).
+  std::vector<RunInfo> runs() const;
 
   // ---- cost models ----
   std::int64_t save_model(const std::string& target, const std::string& kind, const std::string& blob);

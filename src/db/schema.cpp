@@ -104,6 +104,18 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_by_state ON jobs(state, device_key, id);
 )sql",
+    // 4: runs. Each tuning run notes the command that started it, the attune that ran it and the
+    // machine, so that `attune report` can say what produced the records. Records do not point
+    // at their run: a run's records are those of its tasks created after it started.
+    R"sql(
+CREATE TABLE runs (
+  id         INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  command    TEXT NOT NULL,
+  attune     TEXT NOT NULL,
+  machine    TEXT NOT NULL
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kDbSchemaVersion - 1, "one migration per version after the first");
 

@@ -89,7 +89,8 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
 
   // What the database already holds: an earlier run of this model, or another model sharing tasks.
   {
-    const Database db = Database::open(o.db_path, OpenMode::read_write_create);
+    Database db = Database::open(o.db_path, OpenMode::read_write_create);
+    if (!o.run.command.empty()) db.add_run(o.run);  // once for the model, not per task's tune()
     const std::string target = tuning_target_name(o.target);
     for (std::size_t t = 0; t < ops.size(); ++t)
       if (const auto task = db.find_task(canonical_spec(ops[t]), target)) {

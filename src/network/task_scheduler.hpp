@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "db/db.hpp"
 #include "graph/plan.hpp"
 
 namespace attune::network {
@@ -31,6 +32,7 @@ struct ModelTuneOptions {
   double time_s = 600;       // wall-clock budget of this run
   int threads = 0;           // threads each candidate (and the model) runs with; 0: all cores
   std::string strategy = "evolutionary";
+  RunInfo run;  // noted in the database's runs table when its command is not empty (the CLI's)
   int round_trials = 16;     // attempts per round
   int patience = 3;          // rounds without a 1% gain before a task is dropped
   double alpha = 0.2;        // weight of the observed gain against the optimistic guess

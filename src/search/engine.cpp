@@ -256,6 +256,8 @@ class Loop {
     r.compile_s = b.compile_s;
     r.features = c.features;
     if (!measured) r.features["measured"] = false;
+    if (const nlohmann::json p = p_.proposer->predictions(c); p.is_object())
+      for (const auto& [k, v] : p.items()) r.features[k] = v;
     r.hidden_features = hidden;
     r.compiler = p_.builder->compiler_info();
     note_measured_artifact(r, b.artifact);

@@ -73,6 +73,8 @@ class Proposer {
   virtual void end_round(std::mt19937_64& rng) {}  // after each round's measurements
   virtual void finish() {}                         // after the last record (save models)
   virtual std::vector<ArmResult> arms(const Op& op) const { return {}; }
+  // Fields to add to the candidate's record's features (Strategy::predictions()); null: none.
+  virtual nlohmann::json predictions(const Candidate& c) const { return nullptr; }
 };
 
 class Builder {

@@ -178,6 +178,7 @@ class Ml2Search final : public Strategy {
         probes_.insert(out.back());
       }
     }
+    note_predictions(out, p, v);
     return out;
   }
 
@@ -186,23 +187,29 @@ class Ml2Search final : public Strategy {
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
     if (compiled.empty() || n <= 0) return {};
     std::vector<float> score;
+    bool by_a = false;  // scored by A (this task's or the transfer model), not by P
     if (own_.a && own_valid_ >= kTrustOwn) {
       FeatureRows rows;
       for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
       score = own_.a->predict(rows);
+      by_a = true;
     } else if (transfer_ && transfer_->a) {
       FeatureRows rows;
       for (const auto& c : compiled) rows.push_back(inputs_.transfer_combined(space, c.config, c.hidden));
       score = transfer_->a->predict(rows);
+      by_a = true;
     } else if (own_.a) {
       FeatureRows rows;
       for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
       score = own_.a->predict(rows);
+      by_a = true;
     } else if (const Scorer p = p_scorer(space)) {
       std::vector<Config> cs;
       for (const auto& c : compiled) cs.push_back(c.config);
       score = p(cs);
     }
+    if (by_a)
+      for (std::size_t i = 0; i < compiled.size(); ++i) predicted_[compiled[i].config]["a"] = score[i];
     if (!score.empty())
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return score[x] > score[y]; });
     if (static_cast<int>(idx.size()) > n) {
@@ -212,7 +219,27 @@ class Ml2Search final : public Strategy {
     return idx;
   }
 
+  nlohmann::json predictions(const Config& c) const override {
+    const auto it = predicted_.find(c);
+    return it == predicted_.end() ? nlohmann::json() : nlohmann::json{{"ml2", it->second}};
+  }
+
  private:
+  // P's score and V's probability of validity for the configs proposed (A's score is added in
+  // select()), kept so that each record says what the models predicted for it.
+  void note_predictions(const std::vector<Config>& out, const Scorer& p, const Scorer& v) {
+    if (out.empty() || (!p && !v)) return;
+    const std::vector<float> ps = p ? p(out) : std::vector<float>(), vs = v ? v(out) : std::vector<float>();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      nlohmann::json& j = predicted_[out[i]];
+      if (i < ps.size()) j["p"] = ps[i];
+      if (i < vs.size()) {
+        j["v"] = vs[i];
+        j["v_cut"] = threshold_;
+      }
+    }
+  }
+
   // P: this task's own once it has kTrustOwn valid measurements, else the transfer model, else
   // this task's young one; empty when there is none yet.
   Scorer p_scorer(const Space& space) {
@@ -274,6 +301,7 @@ class Ml2Search final : public Strategy {
   std::size_t own_valid_ = 0;              // this task's distinct valid measurements
   std::set<Config> probes_;            // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
+  std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut"} per config
   int round_ = 0;
   std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };

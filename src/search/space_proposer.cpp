@@ -121,6 +121,8 @@ class SpaceProposer : public Proposer {
 
   void finish() override { strategy_->end(ctx_); }
 
+  nlohmann::json predictions(const Candidate& c) const override { return strategy_->predictions(config_of(c)); }
+
   // Per arm of an armed space: attempts, valid ones and the best speed in the history.
   std::vector<ArmResult> arms(const Op& op) const override {
     std::vector<ArmResult> out;

@@ -93,6 +93,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   }
   Database db = Database::open(o.db_path, OpenMode::read_write_create);
   const TaskInfo task = db.get_or_create_task(op.name, canonical_spec(op), tuning_target_name(o.target));
+  if (!o.run.command.empty()) db.add_run(o.run);
 
   engine::Parts parts;
   parts.jobs = cores;

@@ -182,6 +182,10 @@ class Strategy {
   // The order the seeds are measured in (they arrive in the space's order); a strategy with a
   // model of other tasks puts the ones it expects to be fastest first.
   virtual void order_seeds(const Space&, std::vector<Config>& seeds) {}
+  // What the strategy predicted for a config it proposed, as fields to add to its record's
+  // features (ml2: {"ml2": {"p", "a", "v", "v_cut"}}, which `attune report` plots against the
+  // measurement); null when it predicted nothing.
+  virtual nlohmann::json predictions(const Config&) const { return nullptr; }
 };
 
 // Shares a measurement budget among the arms of an armed space (arm_knob() >= 0) by their
@@ -236,6 +240,9 @@ struct TuneOptions {
   // or the simulator) or "remote" (the database's job queue, for `attune worker`s of the
   // task's target anywhere; search/remote.hpp). Remote runs make no confirmations.
   std::string workers = "local";
+  // Noted in the database's runs table when its command is not empty (the CLI fills it in), so
+  // that a report can name the command, attune and machine that produced the records.
+  RunInfo run;
 };
 
 // What one arm of the mapping space got (TuneResult::arms).

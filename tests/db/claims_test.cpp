@@ -158,8 +158,8 @@ TEST(DbClaimsSqlite, TheSchemaBeforeClaimsIsMigratedForWritingAndReadAsItIs) {
     task = db.get_or_create_task("t", "spec", "x86").id;
     db.insert(record_of(task, "h1", 0));
   }
-  // Version 1 is the current version without the claims (2) and jobs (3) tables.
-  raw_sql(path, "DROP TABLE claims; DROP TABLE jobs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  // Version 1 is this version without the claims (2), jobs (3) and runs (4) tables.
+  raw_sql(path, "DROP TABLE claims; DROP TABLE jobs; DROP TABLE runs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   const std::string bytes = testing::read_bytes(path);
   EXPECT_EQ(Database::open(path, OpenMode::read_only).records(task).size(), 1u);
   EXPECT_EQ(testing::read_bytes(path), bytes);  // nothing written

@@ -59,7 +59,7 @@ TEST(DbOpen, CreatesSchemaAndReopens) {
   EXPECT_EQ(one("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(one("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                 "WHERE type = 'table' ORDER BY name)"),
-            "claims,jobs,meta,models,records,tasks");
+            "claims,jobs,meta,models,records,runs,tasks");
   sqlite3_close(raw);
 }
 
@@ -149,7 +149,7 @@ TEST(DbOpen, UnknownSchemaVersionIsRefused) {
   raw_sql(path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
   std::string bytes = read_bytes(path);
   for (auto mode : {OpenMode::read_write_create, OpenMode::read_only}) {
-    EXPECT_EQ(open_error(path, mode), path + ": unsupported schema_version 99 (this attune reads 1 to 3)");
+    EXPECT_EQ(open_error(path, mode), path + ": unsupported schema_version 99 (this attune reads 1 to 4)");
     EXPECT_EQ(read_bytes(path), bytes);
   }
 }
