@@ -20,21 +20,7 @@ void JsonLines::write(const nlohmann::json& line) {
   out_.flush();
 }
 
-std::string command_line(int argc, char** argv) {
-  std::string s;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i) s += ' ';
-    if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos) {
-      s += arg;
-      continue;
-    }
-    s += '\'';
-    for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    s += '\'';
-  }
-  return s;
-}
+std::string command_line(int argc, char** argv) { return attune::report::shell_command_line(argc, argv); }
 
 nlohmann::json header_line(const std::string& kind, int argc, char** argv) {
   const auto b = attune::report::this_build();

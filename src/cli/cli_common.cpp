@@ -66,21 +66,7 @@ std::string& recorded_command_line() {
 }
 }  // namespace
 
-void set_command_line(int argc, char** argv) {
-  std::string& s = recorded_command_line();
-  s.clear();
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i) s += ' ';
-    if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos) {
-      s += arg;
-      continue;
-    }
-    s += '\'';  // single quotes, each quote inside as '\''
-    for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    s += '\'';
-  }
-}
+void set_command_line(int argc, char** argv) { recorded_command_line() = report::shell_command_line(argc, argv); }
 
 const std::string& command_line() { return recorded_command_line(); }
 

@@ -38,4 +38,20 @@ std::string this_machine() {
   return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs";
 }
 
+std::string shell_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i) s += ' ';
+    if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos) {
+      s += arg;
+      continue;
+    }
+    s += '\'';
+    for (char c : arg) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+  return s;
+}
+
 }  // namespace attune::report

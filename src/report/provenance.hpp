@@ -17,4 +17,8 @@ BuildInfo this_build();
 // "MODEL NAME, N logical CPUs" from /proc/cpuinfo; "unknown CPU" where it cannot be read.
 std::string this_machine();
 
+// The command line as a shell would take it back: arguments joined by spaces, each one with a
+// space or a shell character in single quotes (a quote inside as '\'').
+std::string shell_command_line(int argc, char** argv);
+
 }  // namespace attune::report
