@@ -23,7 +23,8 @@ void fill(Database& db) {
       db.insert(r);
     }
   }
-  db.save_model("x86", "V", std::string("\0\1\2 model bytes \xff", 19));
+  static constexpr char kBytes[] = "\0\1\2 model bytes \xff";  // NULs and a high byte
+  db.save_model("x86", "V", std::string(kBytes, sizeof kBytes - 1));
   db.save_model("x86", "P", "perf");
   db.save_model("x86", "V", "a later validity model");
 }
