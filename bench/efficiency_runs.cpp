@@ -1,6 +1,8 @@
 // Reading a tuning run back from its database (efficiency_runs.hpp).
 #include "efficiency_runs.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace attune::bench {
@@ -46,6 +48,14 @@ int Run::measurements() const {
   int n = 0;
   for (const auto& a : attempts) n += a.measured;
   return n;
+}
+
+double median_of_known(std::vector<double> v) {
+  std::erase_if(v, [](double x) { return x != x; });
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void copy_records(const std::string& src, Database& dst) {

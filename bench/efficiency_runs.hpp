@@ -33,6 +33,10 @@ struct Run {
   int measurements() const;
 };
 
+// The median of the values that are not NaN (NaN: "never reached", "not measured"); NaN when
+// none is left.
+double median_of_known(std::vector<double> v);
+
 // Appends every task and record of the database at `src` to `dst` (new ids; the same traces,
 // features and timings): a warm-started run's database is other runs' records put together.
 void copy_records(const std::string& src, Database& dst);

@@ -26,14 +26,6 @@ namespace {
 
 constexpr double kReach = 0.95;  // a run has converged once its best is this fraction of the best speed
 
-double median(std::vector<double> v) {
-  std::erase_if(v, [](double x) { return x != x; });
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // One finished run: its attempts (efficiency_runs.hpp) and when its best improved.
 struct TimedRun {
   Run run;
@@ -170,20 +162,20 @@ int run_leave_one_family_out(const LeaveOneFamilyOut& a) {
   for (const auto& r : results) {
     for (const char* s : {"ml2", "evolutionary", "random"})
       std::printf("%-14s %-13s %-13s %14.0f %14.1f %3d/%d\n", r.name.c_str(), r.family.c_str(),
-                  s == std::string("ml2") ? "ml2 (warm)" : s, median(r.samples.at(s)), median(r.seconds.at(s)),
+                  s == std::string("ml2") ? "ml2 (warm)" : s, median_of_known(r.samples.at(s)), median_of_known(r.seconds.at(s)),
                   r.never.count(s) ? r.never.at(s) : 0, a.seeds);
     std::printf("%-14s %-13s %-13s zero-shot pick at %.2f of the best (%.4g ms)\n", r.name.c_str(), r.family.c_str(),
                 "predict", r.zero_shot, r.best_s * 1e3);
-    warm_samples.push_back(median(r.samples.at("ml2")));
-    warm_seconds.push_back(median(r.seconds.at("ml2")));
-    evo_ratio.push_back(median(r.samples.at("ml2")) / median(r.samples.at("evolutionary")));
+    warm_samples.push_back(median_of_known(r.samples.at("ml2")));
+    warm_seconds.push_back(median_of_known(r.seconds.at("ml2")));
+    evo_ratio.push_back(median_of_known(r.samples.at("ml2")) / median_of_known(r.samples.at("evolutionary")));
     zero_shot.push_back(r.zero_shot);
   }
   std::printf("\nml2 (warm) measurements to 95%% of the best as a share of evolutionary's: %.2f (median over ops; a "
               "run that never got there counts its whole budget)\n",
-              median(evo_ratio));
+              median_of_known(evo_ratio));
   std::printf("target=%s time_to_95pct_s=%.1f samples_to_95pct=%.0f zero_shot_fraction=%.2f\n", target_name.c_str(),
-              median(warm_seconds), median(warm_samples), median(zero_shot));
+              median_of_known(warm_seconds), median_of_known(warm_samples), median_of_known(zero_shot));
   return 0;
 }
 

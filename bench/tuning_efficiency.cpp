@@ -64,14 +64,6 @@ struct Args {
   bool warm = false;  // the candidate starts from the baseline's runs on the other workloads
 };
 
-double median(std::vector<double> v) {  // of the values that are not NaN
-  std::erase_if(v, [](double x) { return x != x; });
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string db_path_for(const Args& a, const std::string& workload, const std::string& strategy, int seed) {
   std::string t = a.target;
   std::replace(t.begin(), t.end(), ':', '_');
@@ -262,16 +254,16 @@ void print_strategy_rows(const Op& op, std::map<std::string, std::vector<Run>>& 
       const auto n = r.measurements_to_reach(target, a.tol);
       reach.push_back(n ? *n : std::nan(""));
     }
-    std::printf("%-12s %-13s %12.4g %9.1f %9.1f %9.0f\n", op.name.c_str(), s.c_str(), median(best), median(inv),
-                median(invm), median(reach));
+    std::printf("%-12s %-13s %12.4g %9.1f %9.1f %9.0f\n", op.name.c_str(), s.c_str(), median_of_known(best), median_of_known(inv),
+                median_of_known(invm), median_of_known(reach));
     json.write({{"kind", "tuning-efficiency.strategy"},
                 {"workload", op.name},
                 {"strategy", s},
                 {"seeds", a.seeds},
-                {"best_ms", ::bench::number_or_null(median(best))},
-                {"invalid", ::bench::number_or_null(median(inv))},
-                {"invalid_measured", ::bench::number_or_null(median(invm))},
-                {"to_baseline", ::bench::number_or_null(median(reach))}});
+                {"best_ms", ::bench::number_or_null(median_of_known(best))},
+                {"invalid", ::bench::number_or_null(median_of_known(inv))},
+                {"invalid_measured", ::bench::number_or_null(median_of_known(invm))},
+                {"to_baseline", ::bench::number_or_null(median_of_known(reach))}});
   }
 }
 
@@ -286,11 +278,11 @@ CandidateVsBaseline compare_strategies(const std::vector<Op>& ops, RunsByWorkloa
     std::vector<double> fr, fr_first;
     compare_seeds(by, a, cmp, fr, fr_first);
     print_strategy_rows(op, by, a, json);
-    cmp.layer_fraction.push_back(median(fr));
+    cmp.layer_fraction.push_back(median_of_known(fr));
     std::printf(
         "%-12s %s needs %.1f%% of %s's measurements (median over seeds; %.2fx the measurements %s "
         "took to first reach its own final best)\n",
-        op.name.c_str(), a.candidate.c_str(), 100 * cmp.layer_fraction.back(), a.baseline.c_str(), median(fr_first),
+        op.name.c_str(), a.candidate.c_str(), 100 * cmp.layer_fraction.back(), a.baseline.c_str(), median_of_known(fr_first),
         a.baseline.c_str());
   }
   return cmp;
@@ -345,7 +337,7 @@ void print_model_quality(const std::vector<Op>& ops, RunsByWorkload& runs, bool 
 // The comparison's totals, then the closing line scripts read.
 void print_closing(const CandidateVsBaseline& cmp, const Args& a, const std::string& target_name,
                    ::bench::JsonLines& json) {
-  const double samples_fraction = median(cmp.layer_fraction);
+  const double samples_fraction = median_of_known(cmp.layer_fraction);
   const double invalid_reduction =
       cmp.inv_b > 0 ? 1.0 - static_cast<double>(cmp.inv_c) / static_cast<double>(cmp.inv_b) : std::nan("");
   const double strict = cmp.inv_b_strict > 0

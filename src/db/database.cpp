@@ -100,8 +100,7 @@ std::int64_t Database::add_run(const RunInfo& run) {
 std::vector<RunInfo> Database::runs() const {
   std::vector<RunInfo> out;
   // A file of an older schema opened read-only has no runs table (either backend).
-  Statement version(impl_->c(), "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!version.step() || std::stoi(version.text(0)) < 4) return out;
+  if (db::stored_schema_version(impl_->c()) < 4) return out;
   Statement st(impl_->c(), "SELECT id, started_at, command, attune, machine FROM runs ORDER BY id");
   while (st.step()) out.push_back({st.int64(0), st.text(1), st.text(2), st.text(3), st.text(4)});
   return out;

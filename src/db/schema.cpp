@@ -243,13 +243,7 @@ int verify_attune(SqliteConnection& c, const Contents& t) {
     for (const auto& n : t.tables) names += (names.empty() ? "" : ", ") + n;
     not_attune(c.path(), "it has tables " + names + " and no attune meta table");
   }
-  Statement st(c, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!st.step()) not_attune(c.path(), "its meta table has no schema_version");
-  const std::string v = st.text(0);
-  for (int known = 1; known <= kDbSchemaVersion; ++known)
-    if (v == std::to_string(known)) return known;
-  fail(c.path(),
-       "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) + ")");
+  return stored_schema_version(c);
 }
 
 void quick_check(SqliteConnection& c) {
@@ -322,6 +316,16 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
     tx.commit();
   }
   return c;
+}
+
+int stored_schema_version(Connection& c) {
+  Statement st(c, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!st.step()) not_attune(c.path(), "its meta table has no schema_version");
+  const std::string v = st.text(0);
+  for (int known = 1; known <= kDbSchemaVersion; ++known)
+    if (v == std::to_string(known)) return known;
+  fail(c.path(),
+       "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) + ")");
 }
 
 }  // namespace attune::db

@@ -19,4 +19,8 @@ std::unique_ptr<Connection> open_checked(const std::string& path, OpenMode mode)
 // attune meta is refused untouched; an empty one gets the schema when opened for writing.
 std::unique_ptr<Connection> open_postgres(const std::string& url, OpenMode mode);
 
+// The schema_version in the database's meta table (either backend), checked: Error naming the
+// path when there is none, or when it is not one this build reads (1 to kDbSchemaVersion).
+int stored_schema_version(Connection& c);
+
 }  // namespace attune::db

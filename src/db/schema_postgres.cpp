@@ -113,13 +113,7 @@ int verify_attune(Connection& c, const std::vector<std::string>& tables) {
     names += (names.empty() ? "" : ", ") + n;
   }
   if (!has_meta) fail(c.path(), "not an attune database (it has tables " + names + " and no attune meta table)");
-  Statement st(c, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!st.step()) fail(c.path(), "not an attune database (its meta table has no schema_version)");
-  const std::string v = st.text(0);
-  for (int known = 1; known <= kDbSchemaVersion; ++known)
-    if (v == std::to_string(known)) return known;
-  fail(c.path(),
-       "unsupported schema_version " + v + " (this attune reads 1 to " + std::to_string(kDbSchemaVersion) + ")");
+  return stored_schema_version(c);
 }
 
 }  // namespace

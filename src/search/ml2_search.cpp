@@ -187,22 +187,16 @@ class Ml2Search final : public Strategy {
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
     if (compiled.empty() || n <= 0) return {};
     std::vector<float> score;
-    bool by_a = false;  // scored by A (this task's or the transfer model), not by P
-    if (own_.a && own_valid_ >= kTrustOwn) {
+    // A in the order p_scorer() takes P: this task's once trusted, else the transfer model's,
+    // else this task's young one; P when there is no A yet.
+    const bool use_transfer = transfer_ && transfer_->a && !(own_.a && own_valid_ >= kTrustOwn);
+    const bool by_a = use_transfer || own_.a;
+    if (by_a) {
       FeatureRows rows;
-      for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
-      score = own_.a->predict(rows);
-      by_a = true;
-    } else if (transfer_ && transfer_->a) {
-      FeatureRows rows;
-      for (const auto& c : compiled) rows.push_back(inputs_.transfer_combined(space, c.config, c.hidden));
-      score = transfer_->a->predict(rows);
-      by_a = true;
-    } else if (own_.a) {
-      FeatureRows rows;
-      for (const auto& c : compiled) rows.push_back(inputs_.combined(space, c.config, c.hidden));
-      score = own_.a->predict(rows);
-      by_a = true;
+      for (const auto& c : compiled)
+        rows.push_back(use_transfer ? inputs_.transfer_combined(space, c.config, c.hidden)
+                                    : inputs_.combined(space, c.config, c.hidden));
+      score = (use_transfer ? *transfer_->a : *own_.a).predict(rows);
     } else if (const Scorer p = p_scorer(space)) {
       std::vector<Config> cs;
       for (const auto& c : compiled) cs.push_back(c.config);

@@ -13,9 +13,7 @@ namespace attune {
 class ModelInputs {
  public:
   const std::vector<float>& visible(const Space& space, const Config& c) {
-    auto it = visible_.find(c);
-    if (it == visible_.end()) it = visible_.emplace(c, space.visible_features(c)).first;
-    return it->second;
+    return cached(visible_, c, [&] { return space.visible_features(c); });
   }
   FeatureRows visible_rows(const Space& space, const std::vector<Config>& cs) {
     FeatureRows rows;
@@ -29,9 +27,7 @@ class ModelInputs {
 
   // The same for the cross-task models (Space::transfer_features).
   const std::vector<float>& transfer(const Space& space, const Config& c) {
-    auto it = transfer_.find(c);
-    if (it == transfer_.end()) it = transfer_.emplace(c, space.transfer_features(c)).first;
-    return it->second;
+    return cached(transfer_, c, [&] { return space.transfer_features(c); });
   }
   FeatureRows transfer_rows(const Space& space, const std::vector<Config>& cs) {
     FeatureRows rows;
@@ -43,7 +39,15 @@ class ModelInputs {
   }
 
  private:
-  std::map<Config, std::vector<float>> visible_, transfer_;
+  using Cache = std::map<Config, std::vector<float>>;
+  template <typename Compute>
+  static const std::vector<float>& cached(Cache& cache, const Config& c, Compute compute) {
+    auto it = cache.find(c);
+    if (it == cache.end()) it = cache.emplace(c, compute()).first;
+    return it->second;
+  }
+
+  Cache visible_, transfer_;
 };
 
 // The rankers' labels for `trials` (relative_throughput; failures 0).
