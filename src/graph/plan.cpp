@@ -5,6 +5,7 @@
 #include "graph/plan.hpp"
 #include "graph/task_writer.hpp"
 #include "ir/error.hpp"
+#include "ir/fold_epilogue.hpp"
 #include "ir/op.hpp"
 
 namespace attune::graph {
@@ -49,9 +50,10 @@ std::string lower_group(Graph& g, const Group& gr, std::vector<int>& bound) {
 }
 
 // A contraction tunes well only as a contraction (its schedule space, its micro-kernels): a
-// group that lowers to more (a second add, a scale, a transpose, GELU) keeps the longest prefix
-// that is still one contraction with a bias/relu epilogue, and the rest becomes a group of its
-// own that reads the prefix's stored result.
+// group keeps the longest prefix that is still one contraction, alone or followed by pointwise
+// math on its result (a bias, a residual add, relu, clip, GELU: ir/fold_epilogue.hpp folds it
+// into the contraction's epilogue), and the rest (a transpose of the result, a reduction over
+// it) becomes a group of its own that reads the prefix's stored result.
 std::vector<Group> split_at_epilogue(Graph& g, std::vector<Group> groups) {
   std::vector<Group> out;
   for (std::size_t k = 0; k < groups.size(); ++k) {
@@ -60,7 +62,10 @@ std::vector<Group> split_at_epilogue(Graph& g, std::vector<Group> groups) {
       for (std::size_t len = gr.nodes.size(); len >= 1; --len) {
         Group prefix{{gr.nodes.begin(), gr.nodes.begin() + static_cast<long>(len)}, g.nodes[gr.nodes[len - 1]].outputs[0], true};
         std::vector<int> bound;
-        if (len > 1 && parse_spec(lower_group(g, prefix, bound)).multi_stage()) continue;
+        if (len > 1) {
+          const Op op = parse_spec(lower_group(g, prefix, bound));
+          if (op.multi_stage() && !fold_epilogue(op)) continue;
+        }
         if (len < gr.nodes.size()) {
           Group rest{{gr.nodes.begin() + static_cast<long>(len), gr.nodes.end()}, gr.head, false};
           groups.insert(groups.begin() + static_cast<long>(k) + 1, rest);

@@ -276,6 +276,22 @@ std::string shape_str(DType t, const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
+// out = value, pointwise: the one statement `OUT[spatial] = value` run by the stage evaluator,
+// whose reads of OUT see the element before the statement stores it.
+void apply_epilogue_value(const Op& op, std::vector<Buffer>& bufs) {
+  Op pointwise;
+  pointwise.name = op.name;
+  pointwise.tensors = op.tensors;
+  pointwise.output = op.output;
+  Stage st;
+  st.out = op.output;
+  st.value = *op.epilogue.value;
+  for (const auto& v : op.vars)
+    if (!v.reduction) st.vars.push_back(v);
+  pointwise.stages.push_back(std::move(st));
+  evaluate_stages(pointwise, bufs);
+}
+
 // Applies the bias (read at the spatial point that produced each output element) and relu.
 void apply_epilogue(const Op& op, std::vector<Buffer>& bufs) {
   const Epilogue& ep = op.epilogue;
@@ -345,7 +361,8 @@ void evaluate(const Op& op, std::vector<Buffer>& tensors) {
     accumulate(op, tensors, acc);
     for (std::int64_t i = 0; i < out.numel(); ++i) store_wrapped(out, i, acc[i]);
   }
-  if (!op.epilogue.empty()) apply_epilogue(op, tensors);
+  if (op.epilogue.bias || op.epilogue.relu) apply_epilogue(op, tensors);
+  if (op.epilogue.value) apply_epilogue_value(op, tensors);
 }
 
 }  // namespace attune

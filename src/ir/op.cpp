@@ -73,6 +73,8 @@ std::vector<std::string> Op::input_tensors() const {
     bool read = std::any_of(inputs.begin(), inputs.end(), [&](const Access& a) { return a.tensor == t.name; });
     for (const auto& st : stages) for_each_read(st.value, [&](const Access& a) { read = read || a.tensor == t.name; });
     if (epilogue.bias && epilogue.bias->tensor == t.name) read = true;
+    if (epilogue.value && t.name != output.tensor)
+      for_each_read(*epilogue.value, [&](const Access& a) { read = read || a.tensor == t.name; });
     if (read) r.push_back(t.name);
   }
   return r;

@@ -27,11 +27,17 @@
 
 namespace attune {
 
-// Applied to each output element after the reduction: out = relu(out + bias[...]).
+// Applied to each output element after the reduction: out = relu(out + bias[...]), then, when
+// `value` is set, out = value, an elementwise expression (expr.hpp) over the output's spatial
+// variables in which a read of the output tensor (always at the output's own indices) is the
+// element computed so far. `value` is how a multi-stage op made of a contraction and pointwise
+// statements on its result runs as one contraction (fold_epilogue.hpp); the bias and relu are
+// the epilogue every backend and accelerator implements.
 struct Epilogue {
   std::optional<Access> bias;
   bool relu = false;
-  bool empty() const { return !bias && !relu; }
+  std::optional<Expr> value;
+  bool empty() const { return !bias && !relu && !value; }
   bool operator==(const Epilogue&) const = default;
 };
 
@@ -82,6 +88,7 @@ struct Op {
 //   O[n, p, q, k] += I[n, p*2 + r - 1, q*2 + s - 1, c] * W[r, s, c, k]
 //   epilogue bias Bias[k]
 //   epilogue relu
+//   epilogue O[n, p, q, k] = min(O[n, p, q, k], 6.0)     # an elementwise expression of the output
 //
 // Statements are separated by newlines or ';'. '#' starts a comment. A variable's extent is
 // inferred from any tensor dimension it indexes alone. Every malformed input raises

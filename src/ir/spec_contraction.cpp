@@ -46,9 +46,12 @@ void check_dtypes(const ParsedSpec& spec, const PAccess& output, const std::vect
 void check_tensors_used_and_typed(const ParsedSpec& spec, const PAccess& out, const std::vector<PAccess>& inputs,
                                   const Tensor& out_t) {
   const auto& bias = spec.bias;
+  std::vector<PAccess> epilogue_reads;
+  if (spec.epilogue_value) collect_reads(spec.epilogue_value->value, epilogue_reads);
   for (const auto& d : spec.tensors) {
     bool used = d.t.name == out.a.tensor || (bias && bias->a.tensor == d.t.name);
     for (const auto& pa : inputs) used = used || pa.a.tensor == d.t.name;
+    for (const auto& pa : epilogue_reads) used = used || pa.a.tensor == d.t.name;
     if (!used) spec_error(d.pos, "tensor '" + d.t.name + "' is declared but not used");
   }
   check_dtypes(spec, out, inputs, out_t);
@@ -60,13 +63,36 @@ void check_tensors_used_and_typed(const ParsedSpec& spec, const PAccess& out, co
   }
 }
 
+// `epilogue OUT[idx] = value`: it writes the contraction's own output element, reads the output
+// only there (the value computed so far), indexes by output variables only, and is float math.
+void check_epilogue_value(const ParsedSpec& spec, const PStage& ev, const PAccess& out,
+                          const std::vector<std::string>& spatial) {
+  if (!(ev.out.a == out.a))
+    spec_error(ev.out.pos, "the epilogue expression writes " + ev.out.a.str() + "; it must write the element " +
+                               out.a.str() + " the contraction computes");
+  if (spec.check_access(out).t.dtype != DType::f32)
+    spec_error(ev.out.pos, "an epilogue expression needs an f32 output; '" + out.a.tensor + "' is " +
+                               std::string(dtype_name(spec.check_access(out).t.dtype)));
+  std::vector<PAccess> reads;
+  collect_reads(ev.value, reads);
+  for (const auto& pa : reads) {
+    spec.check_access(pa);
+    if (pa.a.tensor == out.a.tensor && !(pa.a == out.a))
+      spec_error(pa.pos, "the epilogue reads the output only at the element it writes (" + out.a.str() + ")");
+    for (std::size_t d = 0; d < pa.a.index.size(); ++d)
+      for (const auto& [v, c] : pa.a.index[d].terms)
+        if (std::find(spatial.begin(), spatial.end(), v) == spatial.end())
+          spec_error(pa.index_pos[d], "epilogue index uses '" + v + "', which does not index the output");
+  }
+}
+
 }  // namespace
 
 Op build_contraction(const ParsedSpec& spec) {
   if (spec.stages.empty()) spec_error(spec.end, "missing compute statement (such as C[m, n] += A[m, k] * B[k, n])");
   const PStage& stage = spec.stages[0];
   if (spec.stages.size() > 1 || stage.reduce != Reduce::sum || !is_product_of_reads(stage.value)) {
-    const SrcPos at = spec.bias ? spec.bias->pos : spec.relu_pos;
+    const SrcPos at = spec.bias ? spec.bias->pos : spec.epilogue_value ? spec.epilogue_value->out.pos : spec.relu_pos;
     spec_error(at,
                "'epilogue' lines apply to a single contraction (C[m, n] += A[m, k] * B[k, n]); with other "
                "statements write the bias and relu as a further statement, e.g. Y[m, n] = relu(C[m, n] + Bias[n])");
@@ -103,6 +129,7 @@ Op build_contraction(const ParsedSpec& spec) {
         if (std::find(spatial.begin(), spatial.end(), v) == spatial.end())
           spec_error(bias_->index_pos[d], "bias index uses '" + v + "', which does not index the output");
   }
+  if (spec.epilogue_value) check_epilogue_value(spec, *spec.epilogue_value, out, spatial);
   for (const auto& d : var_decls_) {
     bool used = std::find(spatial.begin(), spatial.end(), d.name) != spatial.end() ||
                 std::find(reduction.begin(), reduction.end(), d.name) != reduction.end();
@@ -116,6 +143,7 @@ Op build_contraction(const ParsedSpec& spec) {
   for (const auto& pa : inputs_) op.inputs.push_back(pa.a);
   if (bias_) op.epilogue.bias = bias_->a;
   op.epilogue.relu = relu_;
+  if (spec.epilogue_value) op.epilogue.value = spec.epilogue_value->value.to_expr();
 
   auto add_var = [&](const std::string& v, bool red) {
     op.vars.push_back(IterVar{v, variable_extent(spec, op.tensors, op.output, op.inputs, op.epilogue.bias, v), red});

@@ -74,7 +74,7 @@ bool is_product_of_reads(const PExpr& e) {
 }
 
 bool ParsedSpec::is_contraction() const {
-  if (bias || relu) return true;  // epilogue lines belong to contractions (build_contraction says so)
+  if (bias || relu || epilogue_value) return true;  // epilogue lines belong to contractions (build_contraction says so)
   return stages.size() == 1 && stages[0].reduce == Reduce::sum && is_product_of_reads(stages[0].value);
 }
 

@@ -59,6 +59,7 @@ struct ParsedSpec {
   std::optional<PAccess> bias;  // epilogue bias
   bool relu = false;
   SrcPos relu_pos;
+  std::optional<PStage> epilogue_value;  // epilogue OUT[idx] = value
   std::map<std::string, SrcPos> first_use;  // of each index variable
   SrcPos end;                               // of the input
 

@@ -153,7 +153,19 @@ Reduce SpecParser::assignment(const PAccess& out) {
 
 void SpecParser::epilogue_statement() {
   Token kw = next();
-  Token kind = expect(Tok::ident, "'bias' or 'relu' after 'epilogue'");
+  if (at(Tok::ident) && peek(1).kind == Tok::lbracket) {
+    if (spec_.epilogue_value)
+      spec_error(kw.pos, "duplicate epilogue expression (the first is at " + at_str(spec_.epilogue_value->out.pos) + ")");
+    ir::PStage st;
+    st.out = access();
+    st.op_pos = peek().pos;
+    expect(Tok::assign, "'=' after the epilogue's " + st.out.a.str());
+    nodes_ = 0;
+    st.value = value();
+    spec_.epilogue_value = std::move(st);
+    return;
+  }
+  Token kind = expect(Tok::ident, "'bias', 'relu' or OUT[...] = expression after 'epilogue'");
   if (kind.text == "bias") {
     if (spec_.bias) spec_error(kind.pos, "duplicate 'epilogue bias' (the first is at " + at_str(spec_.bias->pos) + ")");
     spec_.bias = access();
@@ -162,7 +174,7 @@ void SpecParser::epilogue_statement() {
     spec_.relu = true;
     spec_.relu_pos = kw.pos;
   } else {
-    spec_error(kind.pos, "unknown epilogue '" + kind.text + "' (expected bias or relu)");
+    spec_error(kind.pos, "unknown epilogue '" + kind.text + "' (expected bias, relu or OUT[...] = expression)");
   }
 }
 

@@ -57,6 +57,7 @@ std::string print_spec(const Op& op) {
   s += "\n";
   if (op.epilogue.bias) s += "epilogue bias " + op.epilogue.bias->str() + "\n";
   if (op.epilogue.relu) s += "epilogue relu\n";
+  if (op.epilogue.value) s += "epilogue " + op.output.str() + " = " + op.epilogue.value->str() + "\n";
   return s;
 }
 

@@ -153,6 +153,7 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
   if (complete && !nest.op.epilogue.empty()) {
     back.epilogue = true;
     back.bias = update.bias;
+    back.value = update.value;
   }
 
   Node* at = nest.find_loop(t.at);

@@ -1,6 +1,8 @@
 // The loop-nest IR's constructors, look-ups and the initial nest of an Op.
 #include "schedule/loopnest.hpp"
 
+#include "ir/fold_epilogue.hpp"
+
 #include "ir/error.hpp"
 
 namespace attune {
@@ -184,8 +186,10 @@ std::vector<std::string> LoopNest::loop_names() const {
   return out;
 }
 
-LoopNest initial_nest(const Op& op) {
-  if (op.multi_stage()) return initial_stage_nest(op);
+LoopNest initial_nest(const Op& task_op) {
+  const std::optional<Op> folded = fold_epilogue(task_op);
+  if (!folded && task_op.multi_stage()) return initial_stage_nest(task_op);
+  const Op& op = folded ? *folded : task_op;
   LoopNest nest;
   nest.op = op;
   for (const auto& t : op.tensors) {
@@ -210,6 +214,7 @@ LoopNest initial_nest(const Op& op) {
   update.dst = op.output;
   update.srcs = op.inputs;
   update.bias = op.epilogue.bias;
+  if (op.epilogue.value) update.value = *op.epilogue.value;
   nest.body.push_back(perfect_nest(iter_vars(op, all), "", update));
 
   if (!op.epilogue.empty()) {
@@ -217,6 +222,10 @@ LoopNest initial_nest(const Op& op) {
     epi.kind = StmtKind::epilogue;
     epi.dst = rename_vars(op.output, "epi.");
     if (op.epilogue.bias) epi.bias = rename_vars(*op.epilogue.bias, "epi.");
+    if (op.epilogue.value) {
+      epi.value = *op.epilogue.value;
+      for_each_read(epi.value, [](Access& a) { a = rename_vars(a, "epi."); });
+    }
     nest.body.push_back(perfect_nest(iter_vars(op, spatial), "epi.", epi));
   }
   return nest;

@@ -18,7 +18,10 @@
 // A multi-stage op (Op::stages) becomes, per stage k, a nest of compute statements over the
 // stage's variables prefixed "s<k>.", preceded for a reduction by an init nest ("s<k>.init.",
 // dst = identity) and followed for mean= by a scaling nest ("s<k>.mean.", dst = dst * 1/n).
-// Its intermediates (Op::locals) are local buffers of the function.
+// Its intermediates (Op::locals) are local buffers of the function. A multi-stage op that is a
+// contraction followed by pointwise statements (ir/fold_epilogue.hpp) becomes the nests of the
+// contraction it folds into instead, `op` being that contraction: its epilogue statement (and
+// the write-back cache_write makes) computes the pointwise statements' value.
 //
 // Reads outside a tensor's bounds, or at an inexact division, are zero (the Op's padding
 // semantics); the code generator emits checks only where interval analysis cannot rule them out.
@@ -159,7 +162,8 @@ struct LoopNest {
   bool operator==(const LoopNest&) const = default;
 };
 
-// The untransformed nests of an Op (see the file comment).
+// The untransformed nests of an Op (see the file comment). `op` of the result is the folded
+// contraction when the op folds.
 LoopNest initial_nest(const Op& op);
 
 }  // namespace attune

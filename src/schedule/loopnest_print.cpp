@@ -25,6 +25,8 @@ std::string epilogue_of(const LoopNest& nest, const std::string& value, const St
   std::string v = value;
   if (s.bias) v += " + " + s.bias->str();
   if (nest.op.epilogue.relu) v = "relu(" + v + ")";
+  // The value reads the element computed so far as the output element itself (op.hpp).
+  if (nest.op.epilogue.value) v = s.value.str() + " where " + s.dst.str() + " is " + v;
   return v;
 }
 

@@ -86,6 +86,8 @@ Applicability tensorize_applicable(const Op& op, const Intrinsic& intr, const Ma
     return Applicability::no("no backend emits intrinsic kind '" + intr.emit_kind + "' (" + intr.name + ")");
   if (Roles r = roles_of(intr); !r.problem.empty()) return Applicability::no(r.problem);
   if (op.multi_stage()) return Applicability::no("a multi-stage op: intrinsics are mapped onto contractions only");
+  if (op.epilogue.value)
+    return Applicability::no("an epilogue expression: the intrinsic backends apply a bias and relu only");
   if (op.inputs.size() != 2) return Applicability::no("op has " + std::to_string(op.inputs.size()) + " inputs, not 2");
   return Applicability::yes();
 }

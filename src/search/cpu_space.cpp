@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/error.hpp"
+#include "ir/fold_epilogue.hpp"
 #include "model/features.hpp"
 #include "schedule/analysis.hpp"
 
@@ -17,8 +18,9 @@ CpuSpace::CpuSpace(const Op& op, int threads, VectorRegisters vectors)
   choose_vector_dimensions();
   for (const auto& r : op.reduction_vars())
     if (red_.empty() || op.var(r).extent > op.var(red_).extent) red_ = r;
-  inputs_ = op.input_tensors();
-  if (op.epilogue.bias) std::erase(inputs_, op.epilogue.bias->tensor);
+  // The contraction's factors (what packing can copy), not what only the epilogue reads.
+  for (const auto& a : op.inputs)
+    if (std::find(inputs_.begin(), inputs_.end(), a.tensor) == inputs_.end()) inputs_.push_back(a.tensor);
 
   add_vector_knobs();
   add_row_knobs();
@@ -283,8 +285,12 @@ bool CpuSpace::reads_outside(const LoopNest& nest, const std::string& tensor) {
 }
 
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors) {
-  if (op.multi_stage())
+  if (op.multi_stage()) {
+    // A contraction with pointwise statements after it: the space of the contraction it folds
+    // into (ir/fold_epilogue.hpp), whose traces replay on the task's op (schedule/loopnest.hpp).
+    if (auto folded = fold_epilogue(op)) return make_cpu_space(*folded, threads, vectors);
     throw Error("cpu space: op '" + op.name + "' is a multi-stage op; its space is make_stage_space's");
+  }
   if (vectors.lanes != 8 && vectors.lanes != 16)
     throw Error("cpu space: " + std::to_string(vectors.lanes) +
                 " f32 lanes a vector; expected 8 (AVX2) or 16 (AVX-512)");

@@ -15,6 +15,7 @@
 #include "codegen/codegen_vta.hpp"
 #include "hw/target.hpp"
 #include "ir/error.hpp"
+#include "ir/fold_epilogue.hpp"
 #include "search/engine.hpp"
 #include "search/tuner.hpp"
 
@@ -33,7 +34,8 @@ std::unique_ptr<Space> choose_cpu_space(const Op& op, const Target& target, cons
     if (m == "on" || m == "only")
       throw Error("--mappings " + m + ": op '" + op.name +
                   "' is a multi-stage op; mappings onto intrinsics apply to contractions");
-    return make_stage_space(op, threads, vectors);
+    // A contraction with pointwise statements after it is scheduled as that contraction.
+    return fold_epilogue(op) ? make_cpu_space(op, threads, vectors) : make_stage_space(op, threads, vectors);
   }
   if (m == "off") return make_cpu_space(op, threads, vectors);
   const bool shares = o.strategy == "random" || o.strategy == "evolutionary";

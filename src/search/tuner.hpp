@@ -100,12 +100,14 @@ class Space {
 // over a vectorized output dimension and an unrolled one, optional reduction split, loop order,
 // packing of each input at one of several levels, and a parallel outer loop. `vectors` (the
 // target's, cpu_vector_registers) sets the lanes of a vector tile and how many accumulators a
-// register tile may hold.
+// register tile may hold. A multi-stage op that folds into a contraction with an epilogue
+// (ir/fold_epilogue.hpp) gets that contraction's space; any other one is an error.
 std::unique_ptr<Space> make_cpu_space(const Op& op, int threads, VectorRegisters vectors = {});
 
 // The space of multi-stage ops (src/search/stage_space.cpp): per stage, the loop order of its
 // compute nest, the vector length of its innermost loop and how many outer output loops run in
-// parallel. Throws Error for a contraction.
+// parallel. Throws Error for a contraction. tune() gives it the multi-stage ops that do not
+// fold into a contraction.
 std::unique_ptr<Space> make_stage_space(const Op& op, int threads, VectorRegisters vectors = {});
 
 // The VTA space (src/search/vta_space.cpp): AutoTVM's VTA template knobs tile_b, tile_h,
@@ -292,7 +294,7 @@ double gflops_of(const Op& op, double seconds);
 // ---- before tuning ----
 // The kernel a task runs with before it has been tuned (`attune run-model` for tasks without
 // a record): the first seed config of its loop-nest space (make_stage_space for multi-stage
-// ops, make_cpu_space for contractions) that lowers, else the unscheduled loop nest.
+// ops, make_cpu_space for contractions and the ops that fold into one) that lowers, else the unscheduled loop nest.
 Artifact default_artifact(const Op& op, const Target& target, int threads);
 
 // ---- the measured artifact, rebuilt ----

@@ -1,11 +1,12 @@
 // Partition and task extraction: a contraction keeps its bias and relu as an epilogue (one
-// contraction op, not a multi-stage one), what follows a second add is a task of its own,
-// identical computations are one task with a weight, views run nothing, and activations around 2-D
+// contraction op, not a multi-stage one), a residual add and relu after it fuse into its task
+// (a multi-stage op that folds into one contraction), identical computations are one task with a weight, views run nothing, and activations around 2-D
 // convolutions are NHWC while graph inputs and outputs stay NCHW.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "graph/import.hpp"
+#include "ir/fold_epilogue.hpp"
 #include "ir/op.hpp"
 #include "onnx_test_util.hpp"
 
@@ -28,14 +29,14 @@ void add_node(onnx::GraphProto* g, const std::string& op, std::vector<std::strin
   n->add_output(out);
 }
 
-// Two identical residual blocks: y = relu(conv(relu(conv(x) + b)) + b + x), then Flatten.
+// Three identical residual blocks: y = relu(conv(relu(conv(x) + b)) + b + x), then Flatten.
 std::string residual_model() {
   onnx::ModelProto m = test::relu_model({1, 4, 6, 6});
   auto* g = m.mutable_graph();
   g->clear_node();
   g->clear_output();
   std::string x = "x";
-  for (int blk = 0; blk < 2; ++blk) {
+  for (int blk = 0; blk < 3; ++blk) {
     const std::string p = "b" + std::to_string(blk) + "_";
     add_weight(g, p + "w1", {4, 4, 3, 3});
     add_weight(g, p + "b1", {4});
@@ -63,9 +64,10 @@ std::string residual_model() {
 
 TEST(Plan, EpiloguesWeightsViewsAndLayouts) {
   const ModelPlan plan = import_onnx(residual_model());
-  // Per block: conv+bias+relu (epilogue), conv+bias (epilogue), add+relu. The blocks' second
-  // convolutions are the same task (weight 2); the others differ in layout at the edges: the
-  // first block reads the NCHW graph input, the last one writes NCHW for the Flatten.
+  // Per block: conv+bias+relu (epilogue) and conv+bias+add+relu (one task, folded). The middle
+  // block's first convolution is the same task as the last block's (weight 2); the others differ
+  // in layout at the edges: the first block reads the NCHW graph input (in its convolution and
+  // its residual), the last one writes NCHW for the Flatten.
   ASSERT_EQ(plan.tasks.size(), 5u);
   EXPECT_EQ(plan.steps.size(), 6u);
   int contractions = 0, weights = 0, shared = 0;
@@ -78,10 +80,11 @@ TEST(Plan, EpiloguesWeightsViewsAndLayouts) {
       ASSERT_TRUE(op.epilogue.bias.has_value()) << t.spec;
       EXPECT_EQ(op.epilogue.relu, t.label == "Conv.Relu") << t.spec;
     } else {
-      EXPECT_EQ(t.label, "Add.Relu");
+      EXPECT_EQ(t.label, "Conv.Add.Relu");
+      EXPECT_TRUE(fold_epilogue(op).has_value()) << t.spec;
     }
   }
-  EXPECT_EQ(contractions, 3);
+  EXPECT_EQ(contractions, 2);
   EXPECT_EQ(weights, 6);
   EXPECT_EQ(shared, 1);
   // The Flatten is a view of the last block's output, which therefore stays row-major NCHW.

@@ -52,7 +52,7 @@ const std::vector<BadSpec> kBad = {
     {"tensor A[8] f32\ntensor O[8] f32\nO[p] += A[(p)/0]\n", "3:15: division by zero"},
     {"tensor A[8] f32\ntensor O[8] f32\nO[p] := A[p]\n", "3:6: unexpected character ':'"},
     {"tensor A[8] f32\ntensor O[8] f32\nO[p] += A[p]\nepilogue gelu\n",
-     "4:10: unknown epilogue 'gelu' (expected bias or relu)"},
+     "4:10: unknown epilogue 'gelu' (expected bias, relu or OUT[...] = expression)"},
     {"tensor A[8] f32\ntensor O[8] f32\nO[p] += A[p]\nepilogue relu; epilogue relu\n",
      "4:25: duplicate 'epilogue relu' (the first is at 4:1)"},
     {"tensor A[8] f32\ntensor O[8] f32\ntensor X[8] f32\nO[p] += A[p]\n", "3:8: tensor 'X' is declared but not used"},
@@ -109,6 +109,19 @@ const std::vector<BadSpec> kBad = {
     {kRows + "tensor T[4] f32\nT[i] += X[i, j]\nY[i, j] = X[i, j] / T[i]\nepilogue relu\n",
      "6:1: 'epilogue' lines apply to a single contraction (C[m, n] += A[m, k] * B[k, n]); with other statements "
      "write the bias and relu as a further statement, e.g. Y[m, n] = relu(C[m, n] + Bias[n])"},
+    // epilogue OUT[...] = expression
+    {kDecl + "C[m, n] += A[m, k] * B[k, n]\nepilogue C[n, m] = C[m, n]\n",
+     "5:10: the epilogue expression writes C[n, m]; it must write the element C[m, n] the contraction computes"},
+    {kDecl + "C[m, n] += A[m, k] * B[k, n]\nepilogue C[m, n] = C[m, 0] * 2\n",
+     "5:20: the epilogue reads the output only at the element it writes (C[m, n])"},
+    {kDecl + "C[m, n] += A[m, k] * B[k, n]\nepilogue C[m, n] = C[m, n] + A[m, k]\n",
+     "5:35: epilogue index uses 'k', which does not index the output"},
+    {kDecl + "C[m, n] += A[m, k] * B[k, n]\nepilogue C[m, n] = C[m, n]\nepilogue C[m, n] = C[m, n]\n",
+     "6:1: duplicate epilogue expression (the first is at 5:10)"},
+    {kDecl + "C[m, n] += A[m, k] * B[k, n]\nepilogue C[m, n] + C[m, n]\n",
+     "5:18: expected '=' after the epilogue's C[m, n], found '+'"},
+    {"tensor A[4] i8\ntensor B[4] i8\ntensor C[4] i32\nC[i] += A[i] * B[i]\nepilogue C[i] = C[i]\n",
+     "5:10: an epilogue expression needs an f32 output; 'C' is i32"},
     {"tensor X[4, 8] f32\ntensor Y[4] f32\ntensor U[3] f32\nY[i] += X[i, j]\n",
      "3:8: tensor 'U' is declared but not used"},
 };

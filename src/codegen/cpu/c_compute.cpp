@@ -40,6 +40,17 @@ std::string CEmitter::value_c(const Expr& e, const Stmt& s, std::string& skip_un
   return stage_value_c(e, s.reduce, m, read, skip_unless);
 }
 
+std::string CEmitter::epilogue_value_c(const Stmt& s, const std::string& current) const {
+  MathSpelling m = cpu_math();
+  m.cast = [this](DType t, const std::string& v) { return "(float)(" + ctype(t) + ")(" + v + ")"; };
+  const ReadPrinter read = [&](const Access& a) {
+    if (a.tensor == nest().op.output.tensor) return ElementRead{"(" + current + ")", ""};
+    return ElementRead{"(float)" + a.tensor + "[" + offset(a) + "]", in_bounds(a, s)};
+  };
+  std::string skip_unless;  // stays empty: Reduce::none reads zero outside
+  return stage_value_c(s.value, Reduce::none, m, read, skip_unless);
+}
+
 void CEmitter::emit_compute_stmt(const Stmt& s) {
   std::string cond = guards(s), skip_unless;
   const std::string v = value_c(s.value, s, skip_unless);

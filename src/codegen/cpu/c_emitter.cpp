@@ -257,6 +257,7 @@ void CEmitter::emit_stmt(const Stmt& s) {
   auto epilogue = [&](std::string v) {
     if (s.bias) v = "(" + v + " + (" + acc_t + ")" + scalar_read(*s.bias, s) + ")";
     if (op.epilogue.relu) v = "(" + v + " > 0 ? " + v + " : 0)";
+    if (op.epilogue.value) v = epilogue_value_c(s, v);
     return v;
   };
   switch (s.kind) {

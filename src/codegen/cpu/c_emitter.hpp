@@ -4,6 +4,7 @@
 // statements; c_vector.cpp vector loops and promoted buffers.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -72,6 +73,13 @@ class CEmitter {
   // C for a compute statement's value in float; in max=/min= statements a read outside its
   // tensor adds its bounds test to `skip_unless` (the point is skipped), elsewhere it reads 0.
   std::string value_c(const Expr& e, const Stmt& s, std::string& skip_unless) const;
+  // C for the epilogue's value (Op::epilogue.value) of statement `s` in float, where the element
+  // computed so far is the C expression `current`.
+  std::string epilogue_value_c(const Stmt& s, const std::string& current) const;
+  // Prints a vector statement whose epilogue has a value: the vector `current` applies it lane by
+  // lane in an `omp simd` loop (the math prelude's helpers vectorise), then is stored by `store`.
+  void emit_vector_epilogue_value(const Stmt& s, const std::string& v, std::int64_t base, const std::string& current,
+                                  const std::string& cond, const std::function<std::string(const std::string&)>& store);
 
   const LoopNest& nest_;
   CpuCodegenOptions opts_;

@@ -23,6 +23,7 @@ void CEmitter::emit_scattered_stmt(const Stmt& s, const std::string& v, std::int
       if (s.epilogue) {
         if (s.bias) val = "(" + val + " + " + scalar_read(*s.bias, s) + ")";
         if (nest().op.epilogue.relu) val = "(" + val + " > 0 ? " + val + " : 0)";
+        if (nest().op.epilogue.value) val = epilogue_value_c(s, val);
       }
     }
     const std::string cond = guards(s);
@@ -107,10 +108,43 @@ void CEmitter::emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_
     case StmtKind::epilogue: text = store(epilogue(current())); break;
     case StmtKind::compute: ATTUNE_CHECK(false, "mark_vector_loops never marks a multi-stage op's loops");
   }
+  if (nest().op.epilogue.value && (s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue))) {
+    // `text` is the store of the value before the epilogue's own: apply it lane by lane.
+    std::string before = s.kind == StmtKind::epilogue ? epilogue(current()) : vector_read(s.srcs.at(0), s, v, base);
+    if (s.kind == StmtKind::writeback) {
+      if (s.accumulate) before = current() + " + " + before;
+      before = epilogue(before);
+    }
+    emit_vector_epilogue_value(s, v, base, before, cond, store);
+    return;
+  }
   if (cond.empty())
     line(text);
   else
     line("if (" + cond + ") " + text);
+}
+
+void CEmitter::emit_vector_epilogue_value(const Stmt& s, const std::string& v, std::int64_t base,
+                                          const std::string& current, const std::string& cond,
+                                          const std::function<std::string(const std::string&)>& store) {
+  const std::string n = std::to_string(lanes());
+  line(cond.empty() ? "{" : "if (" + cond + ") {");
+  ++indent;
+  line("float e_[" + n + "];");
+  line("vst(e_, " + current + ");");
+  line("#pragma omp simd");
+  line("for (long l_ = 0; l_ < " + n + "; ++l_) {");
+  ++indent;
+  // The loop variable is the lane's, not the chunk's constant, inside this loop.
+  env_.consts.erase(v);
+  line("const long " + var(v) + " = " + std::to_string(base) + " + l_;");
+  line("e_[l_] = " + epilogue_value_c(s, "e_[l_]") + ";");
+  env_.consts[v] = base;
+  --indent;
+  line("}");
+  line(store("vld(e_)"));
+  --indent;
+  line("}");
 }
 
 void CEmitter::emit_vector_loop(const Node& l) {

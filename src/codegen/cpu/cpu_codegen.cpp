@@ -73,7 +73,8 @@ Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   if (!options.trace_json.empty()) os << " *\n" << c_comment_lines("trace: " + options.trace_json);
   os << " *\n * loop nest:\n" << c_comment_lines(nest.str()) << " */\n";
   os << prelude(emitter.lanes());
-  if (nest.op.multi_stage()) os << cgen::math_prelude();
+  const bool math = nest.op.multi_stage() || nest.op.epilogue.value;
+  if (math) os << cgen::math_prelude();
   os << "void attune_kernel(void* const* buffers) {\n" << body << "}\n";
 
   Artifact a;
@@ -81,7 +82,7 @@ Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   a.source = os.str();
   a.flags = cpu_kernel_flags(options.flags);
   // sqrtf without errno is one instruction, which omp simd loops can vectorise.
-  if (nest.op.multi_stage()) a.flags.push_back("-fno-math-errno");
+  if (math) a.flags.push_back("-fno-math-errno");
   return a;
 }
 

@@ -19,10 +19,12 @@ bool uses_only_last(const Access& a, const std::string& v) {
 std::vector<const Access*> accesses(const Stmt& s) {
   std::vector<const Access*> r{&s.dst};
   for (const auto& a : s.srcs) r.push_back(&a);
-  // Update statements only carry the bias for a later write-back; they do not read it.
-  const bool reads_bias = s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue);
-  if (s.bias && reads_bias) r.push_back(&*s.bias);
-  for_each_read(s.value, [&](const Access& a) { r.push_back(&a); });
+  // Update statements only carry the bias and the epilogue's value for a later write-back; they
+  // do not read them. The epilogue's value is printed lane by lane (emit_vector_epilogue_value),
+  // so its reads put no condition on a vector loop; a compute statement's value is its reads.
+  const bool applies = s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue);
+  if (s.bias && applies) r.push_back(&*s.bias);
+  if (s.kind == StmtKind::compute) for_each_read(s.value, [&](const Access& a) { r.push_back(&a); });
   return r;
 }
 
