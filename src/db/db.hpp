@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -88,6 +89,9 @@ struct Record {
   Measurement measurement() const;
   bool ok() const { return status == Status::ok; }
 };
+
+// Which records a query considers (Database::best, measurements_by_trace); empty: all.
+using RecordFilter = std::function<bool(const Record&)>;
 
 // Record::trial for insert() to fill in with the task's next trial number, in the insert's own
 // transaction (confirmations, which claim nothing).
@@ -211,9 +215,12 @@ class Database {
   // the upper median of its measurements, and once a task has confirmations only confirmed
   // traces compete: a single lucky timing cannot win. Without confirmations: the ok record with
   // the lowest median (ties: the earliest).
-  std::optional<Record> best(std::int64_t task_id) const;
-  // The task's ok records grouped by trace, traces in the order of their first ok record.
-  std::vector<TraceMeasurements> measurements_by_trace(std::int64_t task_id) const;
+  // `keep`, when given, says which records compete (and which confirmations count), e.g. those
+  // measured at one thread count (search/tuner.hpp's measured_at).
+  std::optional<Record> best(std::int64_t task_id, const RecordFilter& keep = {}) const;
+  // The task's ok records (those `keep` keeps, when given) grouped by trace, traces in the order
+  // of their first ok record.
+  std::vector<TraceMeasurements> measurements_by_trace(std::int64_t task_id, const RecordFilter& keep = {}) const;
   std::vector<HistoryPoint> history(std::int64_t task_id) const;
   std::vector<Record> records(std::int64_t task_id) const;  // insertion order
   std::optional<Record> record(std::int64_t record_id) const;

@@ -138,7 +138,7 @@ const Record* TraceMeasurements::own() const {
   return nullptr;
 }
 
-std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task_id) const {
+std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task_id, const RecordFilter& keep) const {
   // read_record() refuses an ok record without a median, so none can sort first here.
   Statement st(impl_->c(), select_records("WHERE r.task_id = ?1 AND r.status = 'ok' ORDER BY r.id").c_str());
   st.bind(1, task_id);
@@ -146,6 +146,7 @@ std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task
   std::map<std::string, std::size_t> index;
   while (st.step()) {
     Record r = decode(st, impl_->path());
+    if (keep && !keep(r)) continue;
     const auto [it, added] = index.emplace(r.trace_hash, out.size());
     if (added) out.emplace_back();
     TraceMeasurements& t = out[it->second];
@@ -155,8 +156,8 @@ std::vector<TraceMeasurements> Database::measurements_by_trace(std::int64_t task
   return out;
 }
 
-std::optional<Record> Database::best(std::int64_t task_id) const {
-  std::vector<TraceMeasurements> traces = measurements_by_trace(task_id);
+std::optional<Record> Database::best(std::int64_t task_id, const RecordFilter& keep) const {
+  std::vector<TraceMeasurements> traces = measurements_by_trace(task_id, keep);
   const bool confirmed_any =
       std::any_of(traces.begin(), traces.end(), [](const TraceMeasurements& t) { return t.confirmations > 0; });
   std::optional<Record> best;

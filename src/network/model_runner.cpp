@@ -4,7 +4,6 @@
 #include <omp.h>
 
 #include <chrono>
-#include <thread>
 
 #include "ir/error.hpp"
 #include "network/buffer_plan.hpp"
@@ -12,6 +11,7 @@
 #include "runtime/loaded_kernel.hpp"
 #include "runtime/memory_estimate.hpp"
 #include "runtime/runtime.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::network {
 
@@ -63,8 +63,7 @@ void check_model_memory(const graph::ModelPlan& plan, std::uint64_t limit) {
 ModelRunner::ModelRunner(graph::ModelPlan plan, const ModelRunOptions& o) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.plan = std::move(plan);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  m.threads = o.threads > 0 ? o.threads : cores;
+  m.threads = effective_threads(o.threads);
   check_model_memory(m.plan, o.max_memory);  // before anything is built or allocated
   TaskArtifacts a = task_artifacts(m.plan, o.target, o.db_path, m.threads);
   m.info = std::move(a.info);

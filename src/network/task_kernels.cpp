@@ -25,7 +25,11 @@ TaskArtifacts task_artifacts(const graph::ModelPlan& plan, const std::string& ta
     const Op op = parse_spec(task.spec);
     std::optional<Record> best;
     if (db)
-      if (auto t = db->find_task(canonical_spec(op), target_name)) best = db->best(t->id);
+      if (auto t = db->find_task(canonical_spec(op), target_name)) {
+        // Measured at the count it will run at; else any (older records, another count).
+        best = best_measured_at(*db, t->id, threads);
+        if (!best) best = db->best(t->id);
+      }
     if (best) {
       r.artifacts.push_back(rebuild_recorded(op, target, *best));
       r.info.push_back({true, best->id, best->median_s});

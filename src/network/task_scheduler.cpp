@@ -50,6 +50,7 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
     ops.push_back(parse_spec(t.spec));
     check_memory_limit(ops.back(), o.max_memory ? o.max_memory : default_memory_limit());  // before any tuning
   }
+  const int threads = effective_threads(o.threads);  // what its records say they were measured at
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
@@ -95,7 +96,7 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
     for (std::size_t t = 0; t < ops.size(); ++t)
       if (const auto task = db.find_task(canonical_spec(ops[t]), target)) {
         r.tasks[t].trials = static_cast<int>(db.counts(task->id).trials);
-        if (const auto best = db.best(task->id)) r.tasks[t].best_s = best->median_s;
+        if (const auto best = best_measured_at(db, task->id, threads)) r.tasks[t].best_s = best->median_s;
       }
   }
   // Warm-up: every task reaches one round's worth of attempts (resumed tasks may already have).

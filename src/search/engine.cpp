@@ -55,7 +55,7 @@ class Loop {
     counts_ = db.counts(task.id);
     res_.task_id = task.id;
     res_.trials_before = static_cast<int>(counts_.trials);
-    if (auto b = db.best(task.id)) best_s_ = b->median_s;
+    if (auto b = best_measured_at(db, task.id, o.threads)) best_s_ = b->median_s;
     confirm_ = p.runner->noisy() && o.confirm_top > 0 && o.confirm_runs > 0;
     // The search stops early enough to leave the confirmations their time.
     search_s_ = o.time_s > 0 && confirm_ ? o.time_s - std::min(0.1 * o.time_s, 15.0) : o.time_s;
@@ -106,7 +106,7 @@ class Loop {
     res_.trials_total = static_cast<int>(counts_.trials);
     res_.valid = static_cast<int>(counts_.valid);
     res_.candidates_per_minute = res_.elapsed_s > 0 ? res_.trials_run * 60.0 / res_.elapsed_s : 0;
-    res_.best = db_.best(task_.id);
+    res_.best = best_measured_at(db_, task_.id, o_.threads);
     if (res_.best) res_.best_gflops = gflops_of(op_, res_.best->median_s);
     res_.arms = p_.proposer->arms(op_);
     return res_;
@@ -261,6 +261,7 @@ class Loop {
     r.hidden_features = hidden;
     r.compiler = p_.builder->compiler_info();
     note_measured_artifact(r, b.artifact);
+    if (o_.threads > 0) note_measured_threads(r, o_.threads);
     r.strategy = p_.proposer->strategy();
     r.seed = o_.seed;
     const auto claimed = trial_of_.find(c.trace_hash);
@@ -293,7 +294,8 @@ class Loop {
   // the record re-measured, not counted as trials. Stops at the time limit.
   void confirm() {
     auto past_limit = [&] { return (o_.time_s > 0 && seconds_since(t0_) >= o_.time_s) || interrupted(); };
-    const std::vector<TraceMeasurements> traces = db_.measurements_by_trace(task_.id);
+    // Ranked and counted among this run's thread count: another count's times rank nothing here.
+    const std::vector<TraceMeasurements> traces = db_.measurements_by_trace(task_.id, measured_at(o_.threads));
     for (const TraceMeasurements* t : fastest_traces(traces, o_.confirm_top)) {
       const Record& own = *t->own();
       Built b;
@@ -314,6 +316,7 @@ class Loop {
           r.set_measurement(m);
           r.strategy = kConfirmStrategy;
           r.features["confirms"] = own.id;
+          if (o_.threads > 0) note_measured_threads(r, o_.threads);  // this run's count, not own's
           r.trial = kNextTrial;  // numbered by insert(): other runs may be numbering too
           r.created_at.clear();
           db_.insert(r);

@@ -128,6 +128,7 @@ class LeaseKeeper {
 // The builder and runner of one task, kept while jobs of the task keep coming.
 struct TaskParts {
   Op op;
+  bool vta = false;  // simulated: no thread count to record
   std::unique_ptr<engine::Builder> builder;
   std::unique_ptr<engine::Runner> runner;
 };
@@ -136,6 +137,7 @@ std::unique_ptr<TaskParts> parts_for(const TaskInfo& task, const JobRequest& req
   auto p = std::make_unique<TaskParts>();
   p->op = parse_spec(task.spec);
   if (is_vta_target_arg(task.target)) {
+    p->vta = true;
     const VtaConfig cfg = vta_config_for(task.target);
     p->builder = engine::make_vta_builder(p->op, load_target("vta"), cfg, 1);
     p->runner = engine::make_simulator_runner(p->op, cfg, 1, req.seed);
@@ -180,6 +182,7 @@ std::optional<Record> measure(const WorkerOptions& o, TaskParts& p, const JobReq
   r.compile_s = b.compile_s;
   r.hidden_features = hidden;
   note_measured_artifact(r, b.artifact);
+  if (!p.vta) note_measured_threads(r, req.threads);
   return r;
 }
 

@@ -76,7 +76,7 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
     throw Error("--mappings " + o.mappings +
                 ": on VTA the op is mapped onto the GEMM core by the VTA knobs themselves");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = o.threads > 0 ? o.threads : cores;
+  const int threads = effective_threads(o.threads);
 
   const VtaConfig vta_cfg = vta ? vta_config_for(o.target) : VtaConfig{};
   const bool remote = o.workers == "remote";
@@ -115,6 +115,8 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
   // Zero-shot times its one pick and nothing else: no confirmation re-measurements.
   TuneOptions run_options = o;
   if (o.strategy == "predict") run_options.confirm_top = 0;
+  // The count every record says it was measured at, and whose records are this run's best.
+  run_options.threads = vta ? 0 : threads;
   TuneResult r = engine::run(op, run_options, db, task, parts);
   r.db = db.path();
   return r;

@@ -297,6 +297,21 @@ double gflops_of(const Op& op, double seconds);
 // ops, make_cpu_space for contractions and the ops that fold into one) that lowers, else the unscheduled loop nest.
 Artifact default_artifact(const Op& op, const Target& target, int threads);
 
+// ---- the thread count a record was measured at ----
+// A CPU kernel's time depends on how many threads ran it, and one task's records may come from
+// runs at several counts (tune-model at 1 thread, then at 2): the record feature below says
+// which (written since 2026-12-04; older records have none). Whoever runs kernels at a given
+// count picks among the records measured at it.
+inline constexpr const char* kThreadsFeature = "threads";
+int effective_threads(int threads);  // `threads`, or one per core when it is 0 (OpenMP's default)
+void note_measured_threads(Record& r, int threads);
+int measured_threads(const Record& r);  // 0 when the record does not say
+// The records measured at `threads`; every record when `threads` is 0.
+RecordFilter measured_at(int threads);
+// The task's best record among those measured at `threads` (Database::best's rule); nullopt
+// when none was.
+std::optional<Record> best_measured_at(const Database& db, std::int64_t task_id, int threads);
+
 // ---- the measured artifact, rebuilt ----
 // The record feature holding content_hash of the C source tune() measured (written since
 // 2026-12; older records have none and are rebuilt unchecked).

@@ -210,6 +210,32 @@ TEST_P(DbRecords, BestAndHistoryOnAKnownSequence) {
   }
 }
 
+// best(task, keep): only the kept records compete, and only their confirmations make the rule
+// "confirmed traces only" (records measured at another thread count, with confirmations of their
+// own, neither win nor exclude the kept ones).
+TEST_P(DbRecords, BestAmongKeptRecordsCountsOnlyTheirConfirmations) {
+  auto db = Database::open(dir.file("attune.db"));
+  const auto t = db.get_or_create_task("t", "spec", "x86").id;
+  auto add = [&](const std::string& hash, double median, int threads, bool confirmation) {
+    Record r = timed(t, Status::ok, median);
+    r.trace_hash = hash;
+    r.features = {{"threads", threads}};
+    if (confirmation) r.strategy = kConfirmStrategy;
+    return db.insert(r);
+  };
+  add("a", 1.0, 1, false);
+  add("b", 0.5, 2, false);
+  const auto b_confirmed = add("b", 0.6, 2, true);
+  const auto d = add("d", 0.8, 1, false);
+  auto at = [](int n) { return [n](const Record& r) { return r.features.value("threads", 0) == n; }; };
+  ASSERT_TRUE(db.best(t));
+  EXPECT_EQ(db.best(t)->id, b_confirmed);  // the upper median of b's two measurements
+  ASSERT_TRUE(db.best(t, at(1)));
+  EXPECT_EQ(db.best(t, at(1))->id, d);
+  EXPECT_EQ(db.best(t, at(2))->id, b_confirmed);
+  EXPECT_FALSE(db.best(t, at(3)));
+}
+
 TEST_P(DbRecords, BestAndHistoryMatchABruteForceOnRandomData) {
   auto db = Database::open(dir.file("attune.db"));
   std::mt19937_64 rng(99);

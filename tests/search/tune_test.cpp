@@ -1,5 +1,6 @@
 // The tuning loop end to end on a small GEMM: records every attempt, reports a verified best,
-// resumes without re-measuring, and loses no committed record when killed with SIGKILL.
+// resumes without re-measuring, loses no committed record when killed with SIGKILL, and keeps
+// the bests of runs at different thread counts apart.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -156,6 +157,36 @@ TEST(Tune, ConfirmsTheFastestTracesBeforeCallingOneBest) {
 
   o.trials = 12;  // nothing new to search; the confirmed traces need no more runs
   EXPECT_EQ(tune(op, o).confirmations, 0);
+}
+
+// tune-model at one thread, then at two: each record says the count it was measured at, each
+// count has its own best and its own confirmations, and the runner at one thread can find the
+// kernels timed at one thread.
+TEST(Tune, EachThreadCountHasItsOwnBest) {
+  TempDir tmp;
+  const std::string db = (tmp.path / "t.db").string();
+  const Op op = op_from_cli(kSpec);
+  auto o = small(db, 8, "evolutionary");
+  o.confirm_top = 2;
+  o.confirm_runs = 1;
+  const auto r1 = tune(op, o);
+  o.threads = 2;
+  o.trials = 16;
+  const auto r2 = tune(op, o);
+  EXPECT_EQ(r2.confirmations, 2) << "the one-thread confirmations do not count at two threads";
+  ASSERT_TRUE(r1.best && r2.best);
+  EXPECT_EQ(measured_threads(*r1.best), 1);
+  EXPECT_EQ(measured_threads(*r2.best), 2);
+  auto d = Database::open(db, OpenMode::read_only);
+  std::map<int, int> per_count;
+  for (const auto& rec : d.records(r1.task_id)) per_count[measured_threads(rec)]++;
+  EXPECT_EQ(per_count[1], 8 + 2);
+  EXPECT_EQ(per_count[2], 8 + 2);
+  EXPECT_EQ(per_count.size(), 2u);
+  ASSERT_TRUE(best_measured_at(d, r1.task_id, 1));
+  EXPECT_EQ(best_measured_at(d, r1.task_id, 1)->id, r1.best->id);
+  EXPECT_EQ(best_measured_at(d, r1.task_id, 2)->id, r2.best->id);
+  EXPECT_FALSE(best_measured_at(d, r1.task_id, 3));
 }
 
 }  // namespace
