@@ -35,6 +35,14 @@ TuneOptions small(const std::string& db, int trials, const std::string& strategy
   return o;
 }
 
+// small() that confirms the `top` fastest traces `runs` times each.
+TuneOptions confirming(const std::string& db, int trials, int top, int runs) {
+  auto o = small(db, trials, "evolutionary");
+  o.confirm_top = top;
+  o.confirm_runs = runs;
+  return o;
+}
+
 const char* kSpec = "gemm:M=24,N=32,K=20";
 
 TEST(Tune, RecordsEveryAttemptAndReportsAVerifiedBest) {
@@ -127,9 +135,7 @@ TEST(Tune, ConfirmsTheFastestTracesBeforeCallingOneBest) {
   TempDir tmp;
   const std::string db = (tmp.path / "t.db").string();
   const Op op = op_from_cli(kSpec);
-  auto o = small(db, 12, "evolutionary");
-  o.confirm_top = 3;
-  o.confirm_runs = 2;
+  auto o = confirming(db, 12, 3, 2);
   const auto r = tune(op, o);
   EXPECT_EQ(r.confirmations, 6);
   ASSERT_TRUE(r.best.has_value());
@@ -164,11 +170,8 @@ TEST(Tune, ConfirmsTheFastestTracesBeforeCallingOneBest) {
 // kernels timed at one thread.
 TEST(Tune, EachThreadCountHasItsOwnBest) {
   TempDir tmp;
-  const std::string db = (tmp.path / "t.db").string();
+  auto o = confirming((tmp.path / "t.db").string(), 8, 2, 1);
   const Op op = op_from_cli(kSpec);
-  auto o = small(db, 8, "evolutionary");
-  o.confirm_top = 2;
-  o.confirm_runs = 1;
   const auto r1 = tune(op, o);
   o.threads = 2;
   o.trials = 16;
@@ -177,7 +180,7 @@ TEST(Tune, EachThreadCountHasItsOwnBest) {
   ASSERT_TRUE(r1.best && r2.best);
   EXPECT_EQ(measured_threads(*r1.best), 1);
   EXPECT_EQ(measured_threads(*r2.best), 2);
-  auto d = Database::open(db, OpenMode::read_only);
+  auto d = Database::open(o.db_path, OpenMode::read_only);
   std::map<int, int> per_count;
   for (const auto& rec : d.records(r1.task_id)) per_count[measured_threads(rec)]++;
   EXPECT_EQ(per_count[1], 8 + 2);
