@@ -12,12 +12,12 @@
 #include <memory>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "cli/cli_common.hpp"
 #include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "search/rl.hpp"
+#include "search/tuner.hpp"
 
 namespace attune::cli {
 
@@ -67,7 +67,7 @@ int run_train(const TrainArgs& a) {
   o.agent.seed = a.seed;
   o.time_limit_s = a.time_s;
   o.env.max_steps = a.max_steps;
-  o.env.cost.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.env.cost.threads = effective_threads(a.threads);
   o.env.cost.vectors = cpu_vector_registers(target);
   rl::Agent agent(o.agent);  // first: a build without libtorch refuses here, before any work
 
