@@ -8,10 +8,12 @@ namespace attune::graph {
 
 namespace {
 
-std::string decl(const std::string& name, const Shape& shape) {
+// `constant`: a value the model holds fixed (a weight), declared const so that the tuner times
+// the task reading it from memory, as a run of the whole model does (ir/access.hpp).
+std::string decl(const std::string& name, const Shape& shape, bool constant = false) {
   std::string s = "tensor " + name + "[";
   for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + "] f32\n";
+  return s + "] f32" + (constant ? " const" : "") + "\n";
 }
 
 std::string subscript(const std::string& tensor, const Index& idx) {
@@ -42,7 +44,7 @@ Operand TaskWriter::input(int value) {
   for (std::size_t k = 0; k < bound_.size(); ++k)
     if (bound_[k] == value) return read(input_names_[k], v.shape, v.layout);
   const std::string name = "x" + std::to_string(bound_.size());
-  inputs_ += decl(name, v.shape.empty() ? Shape{1} : physical_shape(v));
+  inputs_ += decl(name, v.shape.empty() ? Shape{1} : physical_shape(v), v.constant.has_value());
   bound_.push_back(value);
   input_names_.push_back(name);
   return read(name, v.shape, v.layout);

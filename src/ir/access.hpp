@@ -67,6 +67,10 @@ struct Tensor {
   std::string name;
   std::vector<std::int64_t> shape;
   DType dtype = DType::f32;
+  // `const` in the spec: the values stay the same from call to call (a model's weights), so a
+  // real caller reads them from memory each time, not from the cache its last call left; the
+  // worker evicts them before each timed call (runtime/worker.cpp). Only inputs may be const.
+  bool constant = false;
   std::int64_t numel() const;
   bool operator==(const Tensor&) const = default;
 };

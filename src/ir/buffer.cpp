@@ -10,17 +10,16 @@
 #include <limits>
 #include <new>
 
+#include "ir/aligned.hpp"
 #include "ir/error.hpp"
 
 namespace attune {
 
 namespace {
 
-constexpr std::size_t kAlign = 64;
-
 void* allocate(std::size_t bytes) {
-  std::size_t size = (std::max<std::size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
-  void* p = std::aligned_alloc(kAlign, size);
+  std::size_t size = (std::max<std::size_t>(bytes, 1) + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+  void* p = std::aligned_alloc(kBufferAlign, size);
   if (!p) throw std::bad_alloc();
   return p;
 }

@@ -24,6 +24,7 @@ ir::ParsedSpec SpecParser::parse() {
     if (!at(Tok::end_stmt) && !at(Tok::eof))
       spec_error(peek().pos, "expected end of statement, found " + describe(peek()));
   }
+  check_constants_not_written();
   spec_.end = toks_.back().pos;
   return std::move(spec_);
 }
@@ -106,7 +107,24 @@ void SpecParser::tensor_statement() {
   } catch (const Error& e) {
     spec_error(dt.pos, e.what());
   }
+  if (at(Tok::ident) && peek().text == "const") {
+    next();
+    t.constant = true;
+  }
   spec_.tensors.push_back({std::move(t), name.pos});
+}
+
+// `const` promises that a tensor's values never change between calls (a model's weights): no
+// statement may write one.
+void SpecParser::check_constants_not_written() const {
+  auto check = [&](const PAccess& out) {
+    const TensorDecl* d = spec_.tensor(out.a.tensor);
+    if (d && d->t.constant)
+      spec_error(out.pos, "tensor '" + out.a.tensor + "' is declared const (at " + at_str(d->pos) +
+                              ") but this statement writes it");
+  };
+  for (const auto& st : spec_.stages) check(st.out);
+  if (spec_.epilogue_value) check(spec_.epilogue_value->out);
 }
 
 void SpecParser::var_statement() {

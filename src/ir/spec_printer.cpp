@@ -14,7 +14,7 @@ namespace {
 std::string tensor_line(const Tensor& t) {
   std::string s = "tensor " + t.name + "[";
   for (std::size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
-  return s + "] " + std::string(dtype_name(t.dtype)) + "\n";
+  return s + "] " + std::string(dtype_name(t.dtype)) + (t.constant ? " const" : "") + "\n";
 }
 
 // Tensors, then intermediates (the parser tells them apart by who writes and reads them), then

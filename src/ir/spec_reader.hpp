@@ -37,6 +37,7 @@ class SpecParser {
   void op_statement();
   std::int64_t positive_int(const std::string& what);
   void tensor_statement();
+  void check_constants_not_written() const;
   void var_statement();
 
   // OUT[idx] (= | += | max= | min= | mean=) value

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/plan.hpp"
+#include "ir/aligned.hpp"
 #include "network/memory_plan.hpp"
 
 namespace attune::network {
@@ -22,7 +23,7 @@ struct BufferPlan {
   };
   std::map<int, Place> places;  // per storage root
   ArenaPlan arena;              // bytes
-  std::vector<float> weights;   // every constant a step or output reads, pre-packed, 64-byte aligned
+  AlignedFloats weights;        // every constant a step or output reads, pre-packed; each at a kBufferAlign offset
   Place at(const graph::ModelPlan& plan, int value) const { return places.at(plan.storage[value]); }
 };
 

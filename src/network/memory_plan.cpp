@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/aligned.hpp"
+
 namespace attune::network {
 
 ArenaPlan plan_arena(const std::vector<Lifetime>& buffers) {
-  constexpr std::int64_t kAlign = 64;
+  constexpr auto kAlign = static_cast<std::int64_t>(kBufferAlign);
   ArenaPlan p;
   p.offsets.assign(buffers.size(), 0);
   std::vector<std::size_t> order(buffers.size());

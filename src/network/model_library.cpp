@@ -18,7 +18,7 @@ namespace attune::network {
 namespace {
 
 // "ATTUNEW1", then the float count (little-endian uint64), then the floats.
-std::string weights_blob(const std::vector<float>& w) {
+std::string weights_blob(const AlignedFloats& w) {
   std::string s = "ATTUNEW1";
   const std::uint64_t n = w.size();
   s.append(reinterpret_cast<const char*>(&n), 8);

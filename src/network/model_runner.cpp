@@ -23,8 +23,8 @@ struct ModelRunner::Impl {
   std::vector<TaskKernel> info;
   std::vector<LoadedKernel> kernels;
   BufferPlan buffers;
-  std::vector<float> arena;
-  std::vector<std::vector<float>> inputs;  // the current run's, per graph input
+  AlignedFloats arena;                 // kBufferAlign-aligned like the buffers kernels were timed on
+  std::vector<AlignedFloats> inputs;  // the current run's, per graph input
 
   float* data(int v) {
     const auto p = buffers.at(plan, v);
@@ -92,7 +92,7 @@ std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs, 
       throw Error("run-model: input '" + v.name.substr(0, 100) + "' must have shape " + graph::shape_str(v.shape) +
                   ", got " + graph::shape_str(inputs[k].shape));
     if (inputs[k].type != graph::ElemType::f32) throw Error("run-model: input '" + v.name.substr(0, 100) + "' must be float32");
-    m.inputs[k] = inputs[k].f;
+    m.inputs[k].assign(inputs[k].f.begin(), inputs[k].f.end());
   }
   omp_set_num_threads(m.threads);
   std::vector<void*> ptrs;

@@ -75,6 +75,11 @@ TEST(Plan, EpiloguesWeightsViewsAndLayouts) {
     weights += t.weight;
     shared += t.weight == 2;
     const Op op = parse_spec(t.spec);
+    // Weights and biases are const (timed cold, as in a run of the model); activations are not.
+    int constants = 0;
+    for (const auto& tensor : op.tensors) constants += tensor.constant;
+    EXPECT_EQ(constants, 2) << t.spec;  // the convolution's weight and bias
+    EXPECT_FALSE(op.tensors.front().constant) << t.spec;
     if (!op.multi_stage()) {
       ++contractions;
       ASSERT_TRUE(op.epilogue.bias.has_value()) << t.spec;

@@ -55,5 +55,27 @@ TEST(SpecParse, CanonicalSpecDropsLabel) {
   EXPECT_EQ(canonical_spec(op), "tensor A[2] f32\ntensor O[2] f32\nO[i] += A[i]\n");
 }
 
+// `const` marks an input whose values stay fixed between calls (a model's weight): it is part of
+// the op (so of its hash) and survives printing.
+TEST(SpecParse, ConstInputsArePartOfTheOp) {
+  const std::string gemm = "tensor A[4, 8] f32\ntensor B[8, 5] f32 const\ntensor C[4, 5] f32\nC[m, n] += A[m, k] * B[k, n]\n";
+  const Op op = parse_spec(gemm);
+  EXPECT_FALSE(op.tensors[0].constant);
+  EXPECT_TRUE(op.tensors[1].constant);
+  EXPECT_FALSE(op.tensors[2].constant);
+  EXPECT_EQ(canonical_spec(op), gemm);
+  EXPECT_EQ(parse_spec(print_spec(op)), op);
+  Op plain = op;
+  plain.tensors[1].constant = false;
+  EXPECT_NE(canonical_spec(plain), canonical_spec(op));
+
+  const Op stages = parse_spec(
+      "tensor X[4, 8] f32\ntensor G[8] f32 const\ntensor Y[4, 8] f32\ntensor M[4] f32\n"
+      "M[i] max= X[i, j]\nY[i, j] = (X[i, j] - M[i]) * G[j]\n");
+  ASSERT_TRUE(stages.multi_stage());
+  EXPECT_TRUE(stages.tensors[1].constant);
+  EXPECT_EQ(parse_spec(print_spec(stages)), stages);
+}
+
 }  // namespace
 }  // namespace attune

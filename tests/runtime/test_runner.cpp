@@ -1,6 +1,11 @@
 // Runner: every way a candidate can end maps to its status, and none of them hurts the caller.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
 #include "ir/error.hpp"
 #include "ir/evaluator.hpp"
 #include "kernels.hpp"
@@ -173,6 +178,49 @@ TEST_F(RunnerTest, ThreadCountReachesTheWorker) {
   EXPECT_EQ(m.status, Status::ok) << m.error;
   o.threads = 2;
   EXPECT_EQ(runner_->measure_with_reference(op, built(kNeedsThreads3), zeros, o).status, Status::runtime_error);
+}
+
+// A const input (a model's weight) is read cold by every timed call, as in a run of the model:
+// each repeat is then one call after the eviction, where a plain op's repeat is as many calls as
+// fill min_repeat_s. The kernel counts its calls by appending to a file the test names.
+TEST_F(RunnerTest, ConstInputsAreTimedOneColdCallPerRepeat) {
+  const std::string counting = std::string(kPrologue) + R"(
+void attune_kernel(void* const* buffers) {
+  const float* restrict A = buffers[0];
+  const float* restrict B = buffers[1];
+  float* restrict C = buffers[2];
+  FILE* f = fopen(getenv("ATTUNE_TEST_CALL_LOG"), "a");
+  if (f) { fputc('x', f); fclose(f); }
+  for (int m = 0; m < 8; ++m)
+    for (int n = 0; n < 8; ++n) {
+      float acc = 0;
+      for (int k = 0; k < 8; ++k) acc += A[m * 8 + k] * B[k * 8 + n];
+      C[m * 8 + n] = acc;
+    }
+}
+)";
+  const std::string log = dir_->path() + "/calls.log";
+  ASSERT_EQ(::setenv("ATTUNE_TEST_CALL_LOG", log.c_str(), 1), 0);
+  auto calls_of = [&](const Op& op) {
+    std::remove(log.c_str());
+    MeasureOptions o = quick_options();
+    o.warmup = 1;
+    o.warmup_s = 0;
+    o.min_repeat_s = 0.05;  // far longer than one call: a warm repeat makes many
+    o.recheck = false;
+    const Measurement m = runner_->measure(op, built(counting), o);
+    EXPECT_EQ(m.status, Status::ok) << m.error;
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::pair<std::size_t, std::size_t>(text.size(), m.times_s.size());
+  };
+  // The check, one warm-up call, the first timed call that sizes a repeat, then the repeats.
+  const auto [cold_calls, cold_repeats] = calls_of(parse_spec(
+      "tensor A[8,8] f32; tensor B[8,8] f32 const; tensor C[8,8] f32; C[m,n] += A[m,k] * B[k,n]"));
+  EXPECT_EQ(cold_calls, 3 + cold_repeats);
+  const auto [warm_calls, warm_repeats] = calls_of(gemm8());
+  EXPECT_GT(warm_calls, 3 + 2 * warm_repeats);
+  ::unsetenv("ATTUNE_TEST_CALL_LOG");
 }
 
 TEST_F(RunnerTest, CustomReference) {
