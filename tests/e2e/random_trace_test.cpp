@@ -188,6 +188,35 @@ TEST(StageFusion, FusedKernelsEqualTheReference) {
   expect_reference(at, {a});
 }
 
+// A reduction whose loop is split and its inner part vectorised keeps one accumulator per lane
+// across the outer part and combines the lanes once per output element (not once per chunk, a
+// serial chain through a horizontal sum): sums (softmax's S, layernorm's mean and variance) and
+// maxima (softmax's Mx, with its -inf identity) alike, with and without a tail, and in a max
+// pool whose padding is skipped lane by lane.
+TEST(StageFusion, SplitVectorReductionsCombineTheirLanesOnce) {
+  const Op sm = op_from_cli("softmax:B=2,M=5,N=37");
+  Trace t;
+  t.steps = {Transform::split("s0.n", {3, 16}), Transform::vectorize("s0.n.1"), Transform::split("s1.n", {5, 8}),
+             Transform::vectorize("s1.n.1")};
+  CpuCodegenOptions o;
+  o.trace_json = trace_to_string(t);
+  const std::string c = lower_cpu(replay(sm, t), o).source;
+  EXPECT_NE(c.find("lane_acc_[l_] = (-INFINITY)"), std::string::npos) << c;  // the max's lanes start at -inf
+  EXPECT_NE(c.find("lane_acc_[l_] = ((float)0)"), std::string::npos) << c;
+  EXPECT_EQ(c.find("reduction(+:acc_)\n      for (long i_s1_n_1"), std::string::npos) << c;
+  expect_reference(sm, {t});
+  const Op ln = op_from_cli("layernorm:M=6,N=40");
+  Trace l;
+  l.steps = {Transform::compute_at("Var", "s2.m"), Transform::compute_at("Mu", "s2.m"), Transform::split("s0.n", {5, 8}),
+             Transform::vectorize("s0.n.1"), Transform::split("s1.n", {3, 16}), Transform::vectorize("s1.n.1"),
+             Transform::parallel("s2.m")};
+  expect_reference(ln, {l});
+  const Op mp = op_from_cli("maxpool2d:N=1,C=3,H=9,W=8,R=3,S=3,stride=2,pad=1");
+  Trace m;  // the window's two reduction loops (r, s), the inner one vectorised
+  m.steps = {Transform::vectorize("s0.s")};
+  expect_reference(mp, {m});
+}
+
 INSTANTIATE_TEST_SUITE_P(Stages, StageRandomTraces, ::testing::ValuesIn(kStageFamilies),
                          [](const auto& info) { return std::string(info.param.name); });
 

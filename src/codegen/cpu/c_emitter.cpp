@@ -179,6 +179,11 @@ void CEmitter::emit_nodes(const std::vector<Node>& nodes) {
 }
 
 void CEmitter::emit_loop(const Node& l) {
+  if (!in_lane_reduction_)
+    if (const Node* vector_loop = lane_reduction_below(l)) {
+      emit_lane_reduction(l, *vector_loop);
+      return;
+    }
   const std::string v = var(l.var);
   auto body = [&] {
     for (const auto& b : l.bindings) {

@@ -58,6 +58,12 @@ class CEmitter {
   // A vectorized loop whose body is one reduction over it: per-lane accumulators combined after
   // the loop (`omp simd reduction`). False when `loop` is not one.
   bool emit_reduction_loop(const Node& loop);
+  // Where `loop` and the loops nested alone inside it (none of them indexing the output) end in
+  // such a vectorized reduction loop: that loop, else null. Then emit_lane_reduction keeps one
+  // accumulator per lane across all of them and combines the lanes once after the outermost,
+  // instead of once per pass of the vector loop (a serial chain through a horizontal sum).
+  const Node* lane_reduction_below(const Node& loop) const;
+  void emit_lane_reduction(const Node& outer, const Node& vector_loop);
 
  private:
   void emit_nodes(const std::vector<Node>& nodes);
@@ -84,6 +90,7 @@ class CEmitter {
   const LoopNest& nest_;
   CpuCodegenOptions opts_;
   int lanes_ = 8;
+  bool in_lane_reduction_ = false;  // printing the loops of emit_lane_reduction
   std::ostringstream out_;
   RangeEnv env_;                   // consts: unrolled copies and vector chunks being printed
   std::vector<PhaseStep> proven_;  // tests the enclosing stepped loops make true
