@@ -155,7 +155,9 @@ int run_run_model(const ModelArgs& a) {
   for (std::size_t t = 0; t < runner.kernels().size(); ++t)
     if (!runner.kernels()[t].tuned) {
       ++untuned;
-      std::cerr << "run-model: task " << t << " (" << runner.plan().tasks[t].label << ") is untuned: default schedule\n";
+      const std::string& why = runner.kernels()[t].why_default;
+      std::cerr << "run-model: task " << t << " (" << runner.plan().tasks[t].label << ") is untuned: default schedule"
+                << (why.empty() ? "" : " (" + why + ")") << "\n";
     }
   auto outputs = runner.run(inputs);
   if (a.rounds > 0) {  // latency: the median of `rounds` runs after the one above (warm-up)

@@ -30,6 +30,7 @@ struct TaskKernel {
   bool tuned = false;
   std::int64_t record = 0;   // the record it was rebuilt from (tuned)
   double tuned_seconds = 0;  // what tuning measured for it (tuned)
+  std::string why_default;   // untuned although the database has a record: why it was not used
 };
 
 class ModelRunner {
