@@ -73,7 +73,7 @@ TuneSummary Session::tune(const std::string& spec, const Budget& budget) {
 
 std::optional<BestKernel> Session::best(const std::string& spec) const {
   return at_api_boundary("best", [&]() -> std::optional<BestKernel> {
-    const Op op = op_from_cli(spec);
+    Op op = op_from_cli(spec);
     const auto r = impl_->best_record(op);
     if (!r) return std::nullopt;
     return best_kernel(op, *r);
@@ -82,7 +82,7 @@ std::optional<BestKernel> Session::best(const std::string& spec) const {
 
 Kernel Session::load(const std::string& spec) const {
   return at_api_boundary("load", [&] {
-    const Op op = op_from_cli(spec);
+    Op op = op_from_cli(spec);
     if (is_vta_target_arg(impl_->target_arg))
       throw Error("load: target " + impl_->target_name + " is simulated; only cpu targets give a kernel to call");
     const Target target = load_target(impl_->target_arg);

@@ -15,11 +15,14 @@ struct Session::Impl {
   std::string target_name;  // what tasks are recorded under (tuning_target_name)
   std::string database;
 
-  // The best ok record of `op`'s task, if the task exists and has one.
-  std::optional<Record> best_record(const Op& op) const {
+  // The best ok record of `op`'s task, if the task exists and has one. `op` takes the name the
+  // task was recorded under: the kernel's source names its op, so the same spec under another
+  // label (or none) would not rebuild to the kernel that was measured.
+  std::optional<Record> best_record(Op& op) const {
     const Database db = Database::open(database, OpenMode::read_only);
     const auto task = db.find_task(canonical_spec(op), target_name);
     if (!task) return std::nullopt;
+    op.name = task->name;
     return db.best(task->id);
   }
 };

@@ -52,6 +52,9 @@ Found find_task(const TaskArgs& a) {
   if (!task)
     throw Error(db.path() + ": no tuning records for " + (op.name.empty() ? "this op" : "'" + op.name + "'") +
                 " on target " + name + " (run `attune tune` first)");
+  // The kernel's source names its op: the spec given here under another label (or none) must
+  // still rebuild to the kernel that was measured under the task's name.
+  op.name = task->name;
   return {std::move(op), std::move(target), std::move(db), std::move(*task)};
 }
 

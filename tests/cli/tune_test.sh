@@ -17,6 +17,14 @@ grep -q '"trials":6' "$tmp/best.json"
 c_path=$(grep -o '"c_path":"[^"]*"' "$tmp/best.json" | cut -d'"' -f4)
 test -f "$c_path"
 grep -q "attune_kernel" "$c_path"
+# The same op as a raw spec without the template's label (or under another one) is the same task,
+# and its best kernel still rebuilds to the one measured (the source names the recorded op).
+printf 'tensor A[16, 8] f32\ntensor B[8, 24] f32\ntensor C[16, 24] f32\nC[m, n] += A[m, k] * B[k, n]\n' > "$tmp/gemm.spec"
+(printf 'op renamed\n'; cat "$tmp/gemm.spec") > "$tmp/renamed.spec"
+for s in "$tmp/gemm.spec" "$tmp/renamed.spec"; do
+  "$attune" best "$s" --db "$db" > "$tmp/best.txt"
+  grep -q "^C source  /" "$tmp/best.txt"
+done
 
 # Resume: 4 more trials, none re-measured but for the confirmations of the fastest traces
 # (4 traces x 2 runs in the first run; in the second, only a new trace among the top 4).
