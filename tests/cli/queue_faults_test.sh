@@ -88,6 +88,12 @@ for i in 1 2; do
   w=$W
   pids+=("$w")
 done
+# Both workers connected before the restart: a worker whose first connection meets a server that
+# is shutting down stops with a one-line error by design (a wrong URL must not spin), and on a
+# loaded machine one worker alone could finish the five jobs before the other had started.
+for i in 1 2; do
+  for _ in $(seq 600); do grep -q "^worker: serving" "$tmp/r$i.log" && break; sleep 0.1; done
+done
 pg_wait_for restart "SELECT count(*) FROM jobs WHERE state = 'done' HAVING count(*) >= 5"
 pg_restart
 # The search side lost its connection too (it stops with a one-line error): running the
