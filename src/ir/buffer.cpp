@@ -17,13 +17,6 @@ namespace attune {
 
 namespace {
 
-void* allocate(std::size_t bytes) {
-  std::size_t size = (std::max<std::size_t>(bytes, 1) + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
-  void* p = std::aligned_alloc(kBufferAlign, size);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
 // splitmix64: tiny, fast and good enough for test inputs.
 struct SplitMix64 {
   std::uint64_t s;
@@ -61,13 +54,13 @@ Buffer::Buffer(DType dtype, std::vector<std::int64_t> shape) : dtype_(dtype), sh
     if (d < 0) throw Error("Buffer: negative dimension in " + shape_str(dtype_, shape_));
     numel_ *= d;
   }
-  data_.reset(allocate(bytes()));
+  data_.reset(aligned_bytes(bytes()));
   std::memset(data_.get(), 0, bytes());
 }
 
 Buffer::Buffer(const Buffer& o) : dtype_(o.dtype_), shape_(o.shape_), numel_(o.numel_) {
   if (!o.data_) return;
-  data_.reset(allocate(bytes()));
+  data_.reset(aligned_bytes(bytes()));
   std::memcpy(data_.get(), o.data_.get(), bytes());
 }
 

@@ -35,7 +35,7 @@ BufferPlan plan_buffers(const graph::ModelPlan& plan) {
     b.places[r] = {BufferPlan::Where::weights, static_cast<std::int64_t>(b.weights.size())};
     const auto data = graph::physical_floats(*g.values[r].constant, g.values[r].layout);  // pre-packed once
     b.weights.insert(b.weights.end(), data.begin(), data.end());
-    b.weights.resize((b.weights.size() + kBufferAlign / 4 - 1) / (kBufferAlign / 4) * (kBufferAlign / 4), 0.0f);
+    b.weights.resize(aligned_size(static_cast<std::int64_t>(b.weights.size()) * 4) / 4, 0.0f);  // next one aligned
   };
   for (const auto& step : plan.steps)
     for (int v : step.args) add_constant(v);
