@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "db/not_ready.hpp"
 #include "ir/error.hpp"
 
 namespace attune::db {
@@ -111,6 +112,7 @@ PgConnection::PgConnection(const std::string& url) : shown_(redact_url(url)) {
     const std::string why = one_line(PQerrorMessage(conn_));
     PQfinish(conn_);
     conn_ = nullptr;
+    if (PQpingParams(keys, values, 1) == PQPING_REJECT) throw DatabaseNotReady(shown_ + ": cannot connect yet: " + why);
     throw Error(shown_ + ": cannot connect: " + why);
   }
   PQsetNoticeProcessor(conn_, ignore_notice, nullptr);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "codegen/codegen_vta.hpp"
+#include "db/not_ready.hpp"
 #include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "search/engine.hpp"
@@ -27,6 +28,8 @@ namespace attune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+struct Stopped {};  // a job in hand given up: stopping, and the database did not answer
 
 bool stopping(const WorkerOptions& o) { return o.stop && o.stop->load(); }
 
@@ -44,22 +47,27 @@ void nap(const WorkerOptions& o, double s) {
 // The connection, reopened with backoff (0.1 s doubling to 5 s) after the server went away.
 class Connection {
  public:
-  Connection(const WorkerOptions& o, WorkerSummary& s) : o_(o), s_(s), db_(Database::open(o.db)) {}
+  // The first connection: a bad URL, an unknown database, a refused password or no server is
+  // an error at once (a typo must not spin); a server that is starting up or shutting down
+  // (DatabaseNotReady: launched with the database, or restarted meanwhile) is waited for,
+  // through its restart (no server for a moment), for up to kFirstConnectWait_s.
+  Connection(const WorkerOptions& o, WorkerSummary& s) : o_(o), s_(s) {
+    const auto give_up = Clock::now() + std::chrono::seconds(kFirstConnectWait_s);
+    bool server_seen = false;
+    open_retrying([&](const Error& e) {
+      server_seen = server_seen || dynamic_cast<const DatabaseNotReady*>(&e);
+      return server_seen && !stopping(o_) && Clock::now() < give_up;
+    });
+  }
 
+  // Reconnects after lost(), for as long as it takes; once a stop was asked, one attempt, its
+  // error the caller's.
   Database& get() {
-    double backoff = 0.1;
-    while (!db_ && !stopping(o_)) {
-      try {
-        db_ = Database::open(o_.db);
-        ++s_.reconnects;
-        log_line(o_, "reconnected to " + db_->path());
-      } catch (const Error& e) {
-        log_line(o_, std::string(e.what()) + "; retrying in " + std::to_string(backoff).substr(0, 4) + " s");
-        nap(o_, backoff);
-        backoff = std::min(backoff * 2, 5.0);
-      }
+    if (!db_) {
+      open_retrying([&](const Error&) { return !stopping(o_); });
+      ++s_.reconnects;
+      log_line(o_, "reconnected to " + db_->path());
     }
-    if (!db_) throw Error("stopped while reconnecting");
     return *db_;
   }
   void lost(const Error& e) {
@@ -68,23 +76,46 @@ class Connection {
   }
 
  private:
+  static constexpr int kFirstConnectWait_s = 120;
+
+  // Opens the database, trying again after each error that `again(error)` accepts.
+  template <class Again>
+  void open_retrying(Again again) {
+    double backoff = 0.1;
+    while (!db_) {
+      try {
+        db_ = Database::open(o_.db);
+      } catch (const Error& e) {
+        if (!again(e)) throw;
+        log_line(o_, std::string(e.what()) + "; retrying in " + std::to_string(backoff).substr(0, 4) + " s");
+        nap(o_, backoff);
+        backoff = std::min(backoff * 2, 5.0);
+      }
+    }
+  }
+
   const WorkerOptions& o_;
   WorkerSummary& s_;
   std::optional<Database> db_;
 };
 
-// Runs `fn(db)` until it gets through, reconnecting after each failure; nullopt when stopped.
+// Whether a database call gives up when a stop is asked: waiting for a job does at once; the
+// calls of a job in hand go on (a few more tries), so that the job is finished and recorded.
+enum class OnStop { give_up, finish_job };
+
+// Runs `fn(db)` until it gets through, reconnecting after each failure; nullopt when a stop
+// request ended the tries (see OnStop).
 template <class Fn>
-auto with_db(Connection& c, const WorkerOptions& o, Fn fn) -> std::optional<decltype(fn(c.get()))> {
-  while (!stopping(o)) {
+auto with_db(Connection& c, const WorkerOptions& o, OnStop on_stop, Fn fn) -> std::optional<decltype(fn(c.get()))> {
+  constexpr int kTriesOnceStopping = 3;
+  for (int after_stop = 0;; ) {
+    if (stopping(o) && (on_stop == OnStop::give_up || after_stop++ >= kTriesOnceStopping)) return std::nullopt;
     try {
       return fn(c.get());
     } catch (const Error& e) {
-      if (stopping(o)) break;
       c.lost(e);
     }
   }
-  return std::nullopt;
 }
 
 // Renews the lease of the job in hand every third of the lease, on its own connection.
@@ -206,7 +237,7 @@ WorkerSummary run_worker(const WorkerOptions& o) {
   log_line(o, "serving " + key_list + " from " + conn.get().path());
 
   while (!stopping(o) && (o.max_jobs <= 0 || s.done < o.max_jobs)) {
-    const auto job = with_db(conn, o, [&](Database& db) { return db.claim_job(keys, me, lease_ms); });
+    const auto job = with_db(conn, o, OnStop::give_up, [&](Database& db) { return db.claim_job(keys, me, lease_ms); });
     if (!job) break;  // stopped
     if (!*job) {
       if (o.exit_when_idle_s > 0 &&
@@ -218,19 +249,21 @@ WorkerSummary run_worker(const WorkerOptions& o) {
     }
     idle_wait = 0.002;
     const QueueJob& j = **job;
-    std::optional<Record> rec;
+    std::optional<Record> rec;  // nullopt: the job goes back to the queue
     {
       const LeaseKeeper lease(o, j.id, me);
       try {
         const JobRequest req = parse_job_request(j.request, j.id);
-        const auto task = with_db(conn, o, [&](Database& db) { return db.task(j.task_id); });
-        if (!task) break;
+        const auto task = with_db(conn, o, OnStop::finish_job, [&](Database& db) { return db.task(j.task_id); });
+        if (!task) throw Stopped{};
         if (!*task) throw Error("job " + std::to_string(j.id) + ": no task " + std::to_string(j.task_id));
         auto& p = parts[j.task_id];
         if (!p) p = parts_for(**task, req);
-        const auto best = with_db(conn, o, [&](Database& db) { return db.best(j.task_id); });
-        if (!best) break;
+        const auto best = with_db(conn, o, OnStop::finish_job, [&](Database& db) { return db.best(j.task_id); });
+        if (!best) throw Stopped{};
         rec = measure(o, *p, req, *best ? std::optional<double>((*best)->median_s) : std::nullopt);
+      } catch (const Stopped&) {
+        // Stopped while the database was away: nothing measured, nothing to record.
       } catch (const Error& e) {
         // A job that cannot be built or measured here ends as a record saying why, like any
         // failed candidate: every job ends as one record.
@@ -247,7 +280,7 @@ WorkerSummary run_worker(const WorkerOptions& o) {
         rec->error = e.what();
       }
     }
-    if (!rec) {  // stopped mid-measurement: back to the queue for another worker
+    if (!rec) {  // stopped before a result: back to the queue for another worker
       try {
         conn.get().release_job(j.id, me);
       } catch (const Error&) {
@@ -260,12 +293,14 @@ WorkerSummary run_worker(const WorkerOptions& o) {
     std::optional<std::optional<std::int64_t>> id;
     // Recorded even when a stop request came meanwhile: the measurement is complete. A lease
     // lost to another worker writes nothing (complete_job refuses).
+    // 100 tries 0.2 s apart, a stop request or not (nap would return at once): a second
+    // signal still ends the worker at once.
     for (int tries = 0; !id && tries < 100; ++tries) {
       try {
         id = conn.get().complete_job(j.id, me, *rec);
       } catch (const Error& e) {
         conn.lost(e);
-        nap(o, 0.2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
     }
     if (id && *id) {

@@ -109,4 +109,29 @@ sed -i '1i local all pwuser scram-sha-256' "$PG_DIR/data/pg_hba.conf"
 pg_restart
 PGPASSWORD=hunter2 expect_one_line_error "cannot connect: .*password authentication failed" \
   "$attune" worker --db "postgresql://pwuser@/q?host=$PG_DIR&port=5432"
+
+# A worker launched while its server shuts down waits for it, through the restart, and serves
+# (a server that is not there at all is an error at once, above). A smart shutdown waits for the
+# session that pg_sleep holds, rejecting new connections meanwhile.
+pg_query q "SELECT pg_sleep(5)" > /dev/null &
+hold=$!
+pids+=("$hold")
+pg_wait_for q "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'"
+pg_as_owner "$(pg_bin pg_ctl)" -D "$PG_DIR/data" -m smart -w stop > /dev/null &
+stopper=$!
+pids+=("$stopper")
+for _ in $(seq 100); do
+  pg_query q "SELECT 1" > /dev/null 2>&1 || break
+  sleep 0.05
+done
+"$attune" worker --db "$url" --device-key vta --exit-when-idle 2 > "$tmp/late.log" 2>&1 &
+late=$!
+pids+=("$late")
+wait "$hold" || true
+wait "$stopper"
+pg_restart_only
+wait "$late" || { echo "a worker that met a shutting-down server failed" >&2; cat "$tmp/late.log" >&2; exit 1; }
+pids=()
+grep -q "cannot connect yet: .*shutting down.*; retrying" "$tmp/late.log" || { cat "$tmp/late.log" >&2; exit 1; }
+grep -q "^worker: serving" "$tmp/late.log" || { cat "$tmp/late.log" >&2; exit 1; }
 echo "queue workers test passed"
