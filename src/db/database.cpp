@@ -31,6 +31,15 @@ Database::~Database() = default;
 const std::string& Database::path() const { return impl_->path(); }
 bool Database::read_only() const { return impl_->read_only; }
 
+std::string Database::role() const {
+  if (impl_->c().backend() != db::Backend::postgres) return "";
+  db::Statement st(impl_->c(), "SELECT current_user");
+  ATTUNE_CHECK(st.step(), "SELECT current_user returns a row");
+  std::string r = st.text(0);
+  st.run();
+  return r;
+}
+
 // ---- tasks --------------------------------------------------------------------------------
 
 namespace {

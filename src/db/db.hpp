@@ -194,6 +194,10 @@ class Database {
 
   const std::string& path() const;
   bool read_only() const;
+  // The server role this connection acts as (PostgreSQL's current_user); empty for a SQLite
+  // file, which has none. Workers name it in their leases: a row-level policy can then hold a
+  // worker account to its own jobs (docs/shared-database.md, security model).
+  std::string role() const;
 
   // ---- tasks ----
   // The existing task with the same (spec, target), else a new one named `name`.

@@ -225,7 +225,8 @@ WorkerSummary run_worker(const WorkerOptions& o) {
   WorkerSummary s;
   Connection conn(o, s);  // throws at once for a bad URL, a refused password, no server
   const std::vector<std::string> keys = o.device_keys.empty() ? default_device_keys() : o.device_keys;
-  const std::string me = "worker/" + new_claim_owner();
+  // worker/ROLE/host/pid/...: the database role first, for the row-level policy of the docs.
+  const std::string me = "worker/" + conn.get().role() + "/" + new_claim_owner();
   const auto lease_ms = static_cast<std::int64_t>(o.lease_s * 1000);
   std::map<std::int64_t, std::unique_ptr<TaskParts>> parts;  // by task id
   auto idle_since = Clock::now();

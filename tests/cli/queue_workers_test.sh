@@ -56,7 +56,15 @@ pg_query q "CREATE ROLE attune_worker LOGIN;
   GRANT SELECT ON meta, tasks, records, jobs, claims TO attune_worker;
   GRANT INSERT ON records TO attune_worker;
   GRANT UPDATE (state, lease_owner, lease_until, attempts, record_id) ON jobs TO attune_worker;
-  GRANT DELETE ON claims TO attune_worker" > /dev/null
+  GRANT DELETE ON claims TO attune_worker;
+  ALTER TABLE jobs ENABLE ROW LEVEL SECURITY;
+  CREATE POLICY jobs_read ON jobs FOR SELECT TO attune_worker USING (true);
+  CREATE POLICY jobs_own ON jobs FOR UPDATE TO attune_worker
+    USING (state = 'queued'
+           OR starts_with(lease_owner, 'worker/' || current_user || '/')
+           OR (state = 'claimed' AND lease_until < CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)))
+    WITH CHECK (starts_with(lease_owner, 'worker/' || current_user || '/')
+                OR (state = 'queued' AND lease_owner = '' AND lease_until = 0))" > /dev/null
 worker_url="postgresql://attune_worker@/q?host=$PG_DIR&port=5432"
 "$attune" tune "$spec" --target vta --trials 40 --db "$url" --workers remote > /dev/null 2> "$tmp/tune2.err" &
 search=$!
@@ -75,6 +83,21 @@ if pg_query_as attune_worker q "UPDATE records SET median_s = 0" 2> /dev/null; t
   echo "a worker changed a record" >&2
   exit 1
 fi
+# Its own jobs only (the row-level policy): the role's jobs name it; it cannot put back in the
+# queue a job another role ended, nor take one whose lease another role holds.
+[ "$(pg_query q "SELECT count(*) FROM jobs WHERE lease_owner LIKE 'worker/attune_worker/%'")" -eq 10 ]
+updated() {  # SQL as the worker role: how many rows its UPDATE changed
+  pg_query_as attune_worker q "WITH u AS ($1 RETURNING 1) SELECT count(*) FROM u"
+}
+[ "$(updated "UPDATE jobs SET state = 'queued', lease_owner = '', lease_until = 0 WHERE lease_owner LIKE 'worker/attune/%'")" -eq 0 ] ||
+  { echo "a worker requeued another role's job" >&2; exit 1; }
+held=$(pg_query q "UPDATE jobs SET state = 'claimed', lease_owner = 'worker/attune/elsewhere/1', lease_until = 9e15
+  WHERE id = (SELECT min(id) FROM jobs) RETURNING id")
+[ "$(updated "UPDATE jobs SET lease_owner = 'worker/attune_worker/me/1' WHERE id = $held")" -eq 0 ] ||
+  { echo "a worker took a job another role holds" >&2; exit 1; }
+pg_query q "UPDATE jobs SET state = 'done', lease_owner = 'worker/attune/elsewhere/1' WHERE id = $held" > /dev/null
+[ "$(updated "UPDATE jobs SET lease_until = 0 WHERE lease_owner LIKE 'worker/attune_worker/%'")" -eq 10 ] ||
+  { echo "a worker could not update its own jobs" >&2; exit 1; }
 
 # tune-model --workers remote: the model's tasks measured by a worker (CPU jobs).
 pg_admin "CREATE DATABASE model"
