@@ -145,13 +145,39 @@ TEST(SplitTails, AnUnrolledLoopAboveARolledOneIsSplitPerCopy) {
   const LoopNest n = lower_cpu_nest(
       scheduled("conv2d:N=1,H=6,W=6,C=8,K=8,R=3,S=3,stride=1,pad=1,groups=2,layout=NHWC", {Transform::unroll("q")}),
       {});
+  // p itself reads into the padding at both ends: its head, interior and tail each hold the six.
+  EXPECT_EQ(loops_named(n, "p").size(), 3u);
   const auto copies = loops_named(n, "q");
-  ASSERT_EQ(copies.size(), 6u);
+  ASSERT_EQ(copies.size(), 18u);
   for (std::size_t i = 0; i < copies.size(); ++i) {
     EXPECT_EQ(copies[i]->kind, LoopKind::unrolled);
-    EXPECT_EQ(copies[i]->lowering.begin, static_cast<std::int64_t>(i));
-    EXPECT_EQ(copies[i]->lowering.end, static_cast<std::int64_t>(i) + 1);
+    EXPECT_EQ(copies[i]->lowering.begin, static_cast<std::int64_t>(i % 6));
+    EXPECT_EQ(copies[i]->lowering.end, static_cast<std::int64_t>(i % 6) + 1);
   }
+}
+
+TEST(SplitTails, AWindowOverPaddingBecomesItsHeadInteriorAndTail) {
+  // 11 rows, 3-row windows at stride 2 from row -1: output row 0 reads row -1, row 5 reads row
+  // 11; rows 1 to 4 read only inside the tensor.
+  const std::string pool = "maxpool2d:N=1,C=4,H=11,W=11,R=3,S=3,stride=2,pad=1";
+  const LoopNest n = lower_cpu_nest(initial_nest(op_from_cli(pool)), {});
+  const auto parts = loops_named(n, "s0.p");  // a pooling's statement is stage 0 of its nest
+  ASSERT_EQ(parts.size(), 3u);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> want{{0, 1}, {1, 5}, {5, -1}};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_TRUE(parts[i]->lowering.split_part);
+    EXPECT_EQ(parts[i]->lowering.begin, want[i].first) << i;
+    EXPECT_EQ(parts[i]->lowering.end, want[i].second) << i;
+  }
+  const std::string c = lower_cpu(initial_nest(op_from_cli(pool))).source;
+  EXPECT_NE(c.find("s0.p in [1, 5): the interior, no checks of its own"), std::string::npos);
+  // The statement inside both interiors is the only one with no bounds check at all.
+  std::size_t unchecked = 0;
+  for (std::size_t at = c.find("= attune_max(Y"); at != std::string::npos; at = c.find("= attune_max(Y", at + 1)) {
+    const std::size_t line = c.rfind('\n', at);
+    unchecked += c.substr(line, at - line).find("if (") == std::string::npos;
+  }
+  EXPECT_EQ(unchecked, 1u);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// split_tails: a tile loop emitted as its whole tiles, then the tail.
+// split_tails: a tile loop emitted as its whole tiles, then the tail; a loop that reads into
+// padding as its head, its interior, then its tail.
 //
 // A split whose factor does not divide the extent (1024 rows in tiles of 6) leaves guards on
 // the tile's statements (m.1 + 6*m.0 < 1024) and bounds checks on its reads. They sit inside
@@ -9,6 +10,12 @@
 // around and below, RangeEnv), where the printer then leaves the checks out, then the rest. The
 // iterations and their order are unchanged, so this is exact whatever the loop is; a parallel
 // loop keeps its whole tiles in parallel and runs a one-tile tail on one thread.
+//
+// Padding is the same at the other end: a window that starts before the tensor (a pooling or
+// convolution window at p*2 + r - 1) checks every read for the first output rows only. Such a
+// loop is printed as three copies: the head (iterations where a read may fall below 0), the
+// interior (no check at all), the tail (past the end). A 3x3 stride-2 max pool over 112x112 then
+// checks its first output row and column and runs the other 55x55 windows without a branch.
 //
 // An unrolled loop with a loop below it that is not unrolled is first replaced by its copies,
 // one per iteration (each a one-iteration unrolled loop): in each copy the variable is a
@@ -59,29 +66,33 @@ std::vector<Bound> bounds_below(const LoopNest& nest, const Node& loop) {
   return bounds;
 }
 
-// How many leading iterations of `loop` need none of the checks below it, when printing those
-// apart from the tail is worth it.
-std::optional<std::int64_t> whole_tiles(const LoopNest& nest, const Node& loop, const cgen::RangeEnv& env, int depth) {
+// The iterations [first, full) of a loop that need none of the checks below it.
+struct Interior {
+  std::int64_t first = 0, full = 0;
+};
+
+// The interior of `loop`, when printing it apart from the head and the tail is worth it.
+std::optional<Interior> interior(const LoopNest& nest, const Node& loop, const cgen::RangeEnv& env, int depth) {
   if (loop.kind != LoopKind::serial && loop.kind != LoopKind::parallel) return std::nullopt;
   if (loop.lowering.phase || !loop.bindings.empty() || loop.extent < 2 || depth >= kMaxSplitDepth) return std::nullopt;
-  // The whole tiles: iterations [0, full) where every bound that this loop's variable can break
-  // holds for all values of the other variables.
-  std::int64_t full = loop.extent;
+  // Iterations [first, full) where every bound that this loop's variable can break holds for
+  // all values of the other variables: a*i + rest >= 0 from `first` on (padding before the
+  // tensor), a*i + rest < limit up to `full` (a tile past its end, padding after it).
+  Interior in{0, loop.extent};
   for (const auto& b : bounds_below(nest, loop)) {
     const std::int64_t a = b.expr.coeff(loop.var);
     if (a <= 0) continue;
     AffineExpr rest = b.expr;
     rest.add_term(loop.var, -a);
     const sched::Range r = env.of(rest);
-    if (r.lo < 0) continue;                                // reads into padding: checked either way
-    if (r.hi + a * (loop.extent - 1) < b.limit) continue;  // never out of bounds
+    if (r.lo < 0) in.first = std::max(in.first, -cgen::floor_div(r.lo, a));  // ceil(-lo / a)
+    if (r.hi + a * (loop.extent - 1) < b.limit) continue;  // never past the end
     const std::int64_t last = cgen::floor_div(b.limit - 1 - r.hi, a);
-    if (last < 0) continue;  // no iteration is whole for this bound: it stays checked everywhere
-    full = std::min(full, last + 1);
+    in.full = std::min(in.full, std::max<std::int64_t>(last + 1, 0));
   }
-  // Worth a second copy of the body only when the tail is the smaller part.
-  if (full >= loop.extent || 2 * full < loop.extent) return std::nullopt;
-  return full;
+  // Worth more copies of the body only when the interior is the larger part.
+  if ((in.first == 0 && in.full >= loop.extent) || 2 * (in.full - in.first) < loop.extent) return std::nullopt;
+  return in;
 }
 
 bool has_rolled_loop(const std::vector<Node>& nodes) {
@@ -120,24 +131,38 @@ void split(const LoopNest& nest, std::vector<Node>& nodes, cgen::RangeEnv& env, 
       i = split_copies(nest, nodes, i, env, depth);
       continue;
     }
-    const auto full = whole_tiles(nest, n, env, depth);
-    if (!full) {
+    const auto in = interior(nest, n, env, depth);
+    if (!in) {
       split(nest, n.body, env, depth);
       continue;
     }
-    Node tail = n;
-    n.lowering.split_part = tail.lowering.split_part = true;
-    n.lowering.end = *full;
-    n.lowering.note = " < " + std::to_string(*full) + ": whole tiles, no bounds checks";
-    tail.lowering.begin = *full;
-    tail.lowering.note = " >= " + std::to_string(*full) + ": the tail";
-    if (tail.extent - *full == 1 && tail.kind == LoopKind::parallel) tail.kind = LoopKind::serial;
-    env.parts[n.var] = {0, *full - 1};
-    split(nest, n.body, env, depth + 1);
-    env.parts[n.var] = {*full, n.extent - 1};
-    split(nest, tail.body, env, depth + 1);
+    // The copies in order, each over [begin, end): head, interior, tail (the empty ones left out).
+    const Node whole = n;
+    std::vector<Node> copies;
+    auto copy = [&](std::int64_t begin, std::int64_t end, const std::string& note) {
+      if (begin >= end) return;
+      Node c = whole;
+      c.lowering.split_part = true;
+      c.lowering.begin = begin;
+      c.lowering.end = end == whole.extent ? -1 : end;  // -1: to the extent
+      c.lowering.note = note;
+      // A one-iteration head or tail is not worth a parallel region.
+      if (end - begin == 1 && c.kind == LoopKind::parallel) c.kind = LoopKind::serial;
+      env.parts[n.var] = {begin, end - 1};
+      split(nest, c.body, env, depth + 1);
+      copies.push_back(std::move(c));
+    };
+    copy(0, in->first, " < " + std::to_string(in->first) + ": the head, reads checked");
+    if (in->first == 0)
+      copy(0, in->full, " < " + std::to_string(in->full) + ": whole tiles, no bounds checks");
+    else
+      copy(in->first, in->full,
+           " in [" + std::to_string(in->first) + ", " + std::to_string(in->full) + "): the interior, no checks of its own");
+    copy(in->full, whole.extent, " >= " + std::to_string(in->full) + ": the tail");
     env.parts.erase(n.var);
-    nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(++i), std::move(tail));
+    nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
+    nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(i), copies.begin(), copies.end());
+    i += copies.size() - 1;
   }
 }
 
