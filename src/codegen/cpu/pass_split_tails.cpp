@@ -88,7 +88,8 @@ std::optional<Interior> interior(const LoopNest& nest, const Node& loop, const c
     if (r.lo < 0) in.first = std::max(in.first, -cgen::floor_div(r.lo, a));  // ceil(-lo / a)
     if (r.hi + a * (loop.extent - 1) < b.limit) continue;  // never past the end
     const std::int64_t last = cgen::floor_div(b.limit - 1 - r.hi, a);
-    in.full = std::min(in.full, std::max<std::int64_t>(last + 1, 0));
+    if (last < 0) continue;  // no iteration is whole for this bound: it stays checked everywhere
+    in.full = std::min(in.full, last + 1);
   }
   // Worth more copies of the body only when the interior is the larger part.
   if ((in.first == 0 && in.full >= loop.extent) || 2 * (in.full - in.first) < loop.extent) return std::nullopt;
