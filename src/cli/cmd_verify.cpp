@@ -86,9 +86,11 @@ int run_verify(const VerifyArgs& a) {
   if (a.max_steps < 0) throw Error("--max-steps must be >= 0, got " + std::to_string(a.max_steps));
   const Op op = op_from_cli(a.spec);
   check_max_memory(op, a.max_memory);
-  const InterruptScope interruptible;  // SIGINT/SIGTERM: stop after the chunk in flight
+  // The compiler is probed before the scope: a SIGINT during its --version then ends the
+  // process as usual, where inside the scope it would stop the probe and read as a bad compiler.
   const Builder builder;
   Runner runner;
+  const InterruptScope interruptible;  // SIGINT/SIGTERM: stop after the chunk in flight
   MeasureOptions mopts = MeasureOptions::correctness_only(a.threads);
   mopts.timeout_s = a.timeout_s;
   // Nothing is timed here, so idle OpenMP threads should sleep rather than spin: random traces

@@ -16,6 +16,7 @@
 #include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "ir/fold_epilogue.hpp"
+#include "runtime/interrupt.hpp"
 #include "search/engine.hpp"
 #include "search/tuner.hpp"
 
@@ -64,6 +65,23 @@ std::string tuning_target_name(const std::string& target_arg) {
   return cfg.name == "default" ? "vta" : "vta:" + cfg.name;
 }
 
+namespace {
+
+// A run interrupted before its engine started: nothing measured, the task as the database has it.
+TuneResult stopped_before_start(Database& db, const TaskInfo& task, int threads, int sig) {
+  TuneResult r;
+  r.db = db.path();
+  r.task_id = task.id;
+  const auto counts = db.counts(task.id);
+  r.trials_before = r.trials_total = static_cast<int>(counts.trials);
+  r.valid = static_cast<int>(counts.valid);
+  r.best = best_measured_at(db, task.id, threads);
+  r.interrupted = sig;
+  return r;
+}
+
+}  // namespace
+
 TuneResult tune(const Op& op, const TuneOptions& o) {
   const bool vta = is_vta_target_arg(o.target);
   const Target target = load_target(vta ? std::string("vta") : o.target);
@@ -99,18 +117,25 @@ TuneResult tune(const Op& op, const TuneOptions& o) {
 
   engine::Parts parts;
   parts.jobs = cores;
-  parts.proposer = space ? engine::make_space_proposer(std::move(space), std::move(strategy), db, task, task.target)
-                         : engine::make_rl_proposer(op, target, threads, o.policy, o.seed, db, task);
-  if (remote) {
-    // Workers of the task's target (its device key) build and measure; this process searches.
-    parts.builder = engine::make_remote_builder();
-    parts.runner = engine::make_remote_runner(db, task, task.target, threads, o.seed + 1);
-  } else if (vta) {
-    parts.builder = engine::make_vta_builder(op, target, vta_cfg, cores);
-    parts.runner = engine::make_simulator_runner(op, vta_cfg, cores, o.seed + 1);
-  } else {
-    parts.builder = engine::make_c_builder(op, target);
-    parts.runner = engine::make_worker_runner(op, threads, o.seed + 1);
+  try {
+    parts.proposer = space ? engine::make_space_proposer(std::move(space), std::move(strategy), db, task, task.target)
+                           : engine::make_rl_proposer(op, target, threads, o.policy, o.seed, db, task);
+    if (remote) {
+      // Workers of the task's target (its device key) build and measure; this process searches.
+      parts.builder = engine::make_remote_builder();
+      parts.runner = engine::make_remote_runner(db, task, task.target, threads, o.seed + 1);
+    } else if (vta) {
+      parts.builder = engine::make_vta_builder(op, target, vta_cfg, cores);
+      parts.runner = engine::make_simulator_runner(op, vta_cfg, cores, o.seed + 1);
+    } else {
+      parts.builder = engine::make_c_builder(op, target);
+      parts.runner = engine::make_worker_runner(op, threads, o.seed + 1);
+    }
+  } catch (const Error&) {
+    // A SIGINT while the parts start (the compiler's --version probe is a child the interrupt
+    // stops) is the user stopping the run, not a broken compiler: report it as a stop.
+    if (const int sig = interrupted()) return stopped_before_start(db, task, vta ? 0 : threads, sig);
+    throw;
   }
   // Zero-shot times its one pick and nothing else: no confirmation re-measurements.
   TuneOptions run_options = o;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "db/db.hpp"
+#include "runtime/interrupt.hpp"
 #include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
@@ -125,6 +126,26 @@ TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
     if (after[i].strategy != kConfirmStrategy) {
       EXPECT_FALSE(old.count(after[i].trace_hash));
     }
+}
+
+// A SIGINT that comes while the run starts its parts (here: before, so the compiler's
+// --version probe is stopped the moment it starts) stops the run as a signal does later: an
+// interrupted result with the task as the database has it, not an error about the compiler.
+// (tune-model's SIGINT met this window in CI and exited 1 with "did not answer --version".)
+TEST(Tune, ASignalWhileTheRunStartsIsAStopNotACompilerError) {
+  TempDir tmp;
+  const std::string db = (tmp.path / "t.db").string();
+  const Op op = op_from_cli(kSpec);
+  const auto first = tune(op, small(db, 4));
+  const InterruptScope scope;
+  ::raise(SIGINT);
+  TuneResult r;
+  ASSERT_NO_THROW(r = tune(op, small(db, 8)));
+  EXPECT_EQ(r.interrupted, SIGINT);
+  EXPECT_EQ(r.trials_run, 0);
+  EXPECT_EQ(r.trials_total, first.trials_total);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->id, first.best->id);
 }
 
 // The fastest traces are measured again at the end, each in a new worker process, and the
