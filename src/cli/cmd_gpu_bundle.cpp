@@ -42,7 +42,7 @@ const Default kDefaults[] = {
 };
 
 // Multi-stage ops at small shapes (their harnesses carry the reference evaluator's output):
-// softmax, layernorm, max pooling with padding (skipped points) and attention (five stages).
+// softmax, layernorm, max pooling with padding (skipped points) and attention (six stages).
 const char* const kStageDefaults[] = {
     "softmax_2x33x1000 softmax B=2 M=33 N=1000",
     "layernorm_64x768 layernorm M=64 N=768",

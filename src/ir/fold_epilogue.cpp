@@ -8,12 +8,6 @@ namespace attune {
 
 namespace {
 
-bool product_of_reads(const Expr& e) {
-  if (e.kind == Expr::Kind::load) return true;
-  return e.kind == Expr::Kind::binary && e.binary_fn == BinaryFn::mul && product_of_reads(e.args[0]) &&
-         product_of_reads(e.args[1]);
-}
-
 void collect_reads(const Expr& e, std::vector<Access>& out) {
   for_each_read(e, [&](const Access& a) { out.push_back(a); });
 }
@@ -96,6 +90,12 @@ void rewrite(Expr& e, const std::map<std::string, std::string>& to, const Access
 }
 
 }  // namespace
+
+bool product_of_reads(const Expr& e) {
+  if (e.kind == Expr::Kind::load) return true;
+  return e.kind == Expr::Kind::binary && e.binary_fn == BinaryFn::mul && product_of_reads(e.args[0]) &&
+         product_of_reads(e.args[1]);
+}
 
 std::optional<Op> fold_epilogue(const Op& op) {
   if (!op.multi_stage() || op.stages.size() < 2) return std::nullopt;

@@ -29,4 +29,9 @@ namespace attune {
 // Each later stage's variables are renamed to the contraction's they are tied to.
 std::optional<Op> fold_epilogue(const Op& op);
 
+// True when `e` is a product of reads (A[..] * B[..] * ...): what a contraction sums. A stage that
+// `+=`s such a value into an f32 tensor runs as a contraction's update statement in its nest
+// (schedule/loopnest.hpp), so the contraction's schedules apply to it.
+bool product_of_reads(const Expr& e);
+
 }  // namespace attune

@@ -145,12 +145,17 @@ std::string attention(const Params& p) {
   auto H = p.num("H"), T = p.num("T"), D = p.num("D");
   const std::string scale = spec_number(1.0 / std::sqrt(static_cast<double>(D)));
   std::string s = tensor("Q", {H, T, D}) + tensor("K", {H, T, D}) + tensor("V", {H, T, D}) + tensor("O", {H, T, D}) +
-                  tensor("Sc", {H, T, T}) + tensor("Mx", {H, T}) + tensor("E", {H, T, T}) + tensor("Sum", {H, T});
+                  tensor("Sc", {H, T, T}) + tensor("Mx", {H, T}) + tensor("E", {H, T, T}) + tensor("Sum", {H, T}) +
+                  tensor("P", {H, T, T});
   s += "Sc[h, i, j] += Q[h, i, d] * K[h, j, d]\n";
   s += "Mx[h, i] max= Sc[h, i, j]\n";
   s += "E[h, i, j] = exp((Sc[h, i, j] - Mx[h, i]) * " + scale + ")\n";
   s += "Sum[h, i] += E[h, i, j]\n";
-  return s + "O[h, i, d] += E[h, i, j] / Sum[h, i] * V[h, j, d]\n";
+  // The probabilities as their own stage: both products are then plain contractions, which run
+  // as register-tiled micro-kernels (schedule/loopnest.hpp); P can still be inlined or computed
+  // per row.
+  s += "P[h, i, j] = E[h, i, j] / Sum[h, i]\n";
+  return s + "O[h, i, d] += P[h, i, j] * V[h, j, d]\n";
 }
 
 const std::vector<TemplateParam> kRows = {{"M", "", "rows"}, {"N", "", "columns (the normalised axis)"}};

@@ -270,7 +270,7 @@ void @P@_impl_gemm_bias_gelu_generic(const @P@_gemm_bias_gelu_params* p, const f
 
 /* ---- attention, per head h and query row i:
  *   Sc[j] = Q[i] . K[j] (float), Mx = max Sc, E[j] = exp((Sc[j] - Mx) / sqrt(D)) (float),
- *   Sum = sum E (float), O[i, d] = sum_j E[j] / Sum * V[j, d].
+ *   Sum = sum E (float), P[j] = E[j] / Sum (float), O[i, d] = sum_j P[j] * V[j, d].
  * Without scratch memory: the output row is accumulated in chunks of 64 doubles, E recomputed
  * per chunk (the same float every time). */
 static float dot_rows(const float* a, const float* b, long long n) {
@@ -300,7 +300,7 @@ void @P@_impl_attention_generic(const @P@_attention_params* p, const float* Q, c
         for (long long d = 0; d < nd; ++d) acc[d] = 0;
         for (long long j = 0; j < T; ++j) {
           const float e = (float)exp(((double)dot_rows(q, k0 + j * D, D) - m) * scale); /* E */
-          const double w = (double)e / s;
+          const float w = (float)((double)e / s); /* P */
           const float* v = V + (h * T + j) * D + d0;
           for (long long d = 0; d < nd; ++d) acc[d] += w * v[d];
         }

@@ -10,7 +10,8 @@
 // relu) is applied during the write-back, removing the epilogue nest too. Otherwise the
 // write-back adds (`+=`) into the output, whose init and epilogue nests stay.
 //
-// Preconditions: `tensor` is the Op's output; `at` is a loop that holds its update statements,
+// Preconditions: `tensor` is the Op's output (of a multi-stage op: a tensor its contraction stages
+// write, schedule/loopnest.hpp); no other statement below `at` reads it; `at` is a loop that holds its update statements,
 // is not vectorized or unrolled; the output index uses no variable bound by a fused loop below
 // `at`; the buffer holds at most 1M elements; no cache_write below `at` already.
 #include <algorithm>
@@ -34,7 +35,9 @@ struct Plan {
 
 Plan plan(const LoopNest& nest, const Transform& t) {
   Plan p;
-  if (t.tensor != nest.op.output.tensor) {
+  // A multi-stage op caches what one of its contraction stages writes (its update statements),
+  // the output or an intermediate; a contraction caches its output.
+  if (!nest.op.multi_stage() && t.tensor != nest.op.output.tensor) {
     p.why = "'" + t.tensor + "' is not the output of the op (" + nest.op.output.tensor + ")";
     return p;
   }
@@ -50,9 +53,18 @@ Plan plan(const LoopNest& nest, const Transform& t) {
   for (const auto& name : nest.path_to(t.at)) p.outside.push_back(nest.find_loop(name));
   for_each_stmt(at->body, [&](const Stmt& s, const std::vector<const Node*>& loops) {
     if (!p.why.empty()) return;
+    // Another statement that reads the tensor below `at` would read it before the write-back.
+    // (An update reads its srcs; the bias and epilogue value it carries are the write-back's.)
+    bool reads = false;
+    if (s.kind == StmtKind::update)
+      for (const auto& a : s.srcs) reads = reads || a.tensor == t.tensor;
+    else
+      for_each_access(s, [&](const Access& a) { reads = reads || (&a != &s.dst && a.tensor == t.tensor); });
+    if (reads) p.why = "a " + std::string(stmt_kind_name(s.kind)) + " statement below '" + t.at + "' reads '" + t.tensor + "'";
     if (s.kind != StmtKind::update) return;
     if (s.dst.tensor != t.tensor) {
-      p.why = "the output is already cached below '" + t.at + "' (in '" + s.dst.tensor + "')";
+      p.why = nest.op.multi_stage() ? "'" + s.dst.tensor + "' is updated below '" + t.at + "' too (cached already, or another stage)"
+                                    : "the output is already cached below '" + t.at + "' (in '" + s.dst.tensor + "')";
       return;
     }
     if (p.update && !(s.dst == p.update->dst)) {
@@ -111,7 +123,7 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
   const std::string buf = fresh_buffer_name(nest, t.tensor + "_l");
   BufferDecl decl;
   decl.name = buf;
-  decl.dtype = nest.op.tensor(t.tensor).dtype;
+  decl.dtype = nest.buffer(t.tensor)->dtype;
   decl.kind = BufferKind::local;
   decl.alloc_at = t.at;
   Access local{buf, {}};

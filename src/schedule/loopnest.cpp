@@ -130,7 +130,7 @@ BufferDecl buffer_of(const Tensor& t, BufferKind kind) {
 
 // Stage k: init (reductions), compute, and the scaling of mean=, each over the stage's
 // variables prefixed as loopnest.hpp says.
-void add_stage_nests(const Stage& st, std::size_t k, std::vector<Node>& body) {
+void add_stage_nests(const Op& op, const Stage& st, std::size_t k, std::vector<Node>& body) {
   const std::string p = "s" + std::to_string(k) + ".";
   std::vector<IterVar> spatial;
   for (const auto& v : st.vars)
@@ -148,6 +148,12 @@ void add_stage_nests(const Stage& st, std::size_t k, std::vector<Node>& body) {
   c.value = st.value;
   for_each_read(c.value, [&](Access& a) { a = rename_vars(a, p); });
   c.reduce = st.reduce == Reduce::mean ? Reduce::sum : st.reduce;
+  if (contraction_stage(op, st)) {
+    c.kind = StmtKind::update;
+    for_each_read(c.value, [&](const Access& a) { c.srcs.push_back(a); });
+    c.value = Expr{};
+    c.reduce = Reduce::none;
+  }
   body.push_back(perfect_nest(st.vars, p, c));
   if (st.reduce == Reduce::mean) {
     Stmt scale;
@@ -165,11 +171,21 @@ LoopNest initial_stage_nest(const Op& op) {
   for (const auto& t : op.tensors)
     nest.buffers.push_back(buffer_of(t, t.name == op.output.tensor ? BufferKind::output : BufferKind::input));
   for (const auto& t : op.locals) nest.buffers.push_back(buffer_of(t, BufferKind::local));
-  for (std::size_t k = 0; k < op.stages.size(); ++k) add_stage_nests(op.stages[k], k, nest.body);
+  for (std::size_t k = 0; k < op.stages.size(); ++k) add_stage_nests(op, op.stages[k], k, nest.body);
   return nest;
 }
 
 }  // namespace
+
+// A plain sum of one read (softmax's denominator) stays a compute statement, whose reduction
+// loop vectorises with one accumulator per lane.
+bool contraction_stage(const Op& op, const Stage& st) {
+  if (st.reduce != Reduce::sum || st.value.kind != Expr::Kind::binary || !product_of_reads(st.value)) return false;
+  auto f32 = [&](const std::string& t) { return op.find_tensor(t) && op.find_tensor(t)->dtype == DType::f32; };
+  bool all = f32(st.out.tensor);
+  for_each_read(st.value, [&](const Access& a) { all = all && f32(a.tensor); });
+  return all;
+}
 
 const Node* LoopNest::find_loop(std::string_view var) const { return find_in(body, var); }
 Node* LoopNest::find_loop(std::string_view var) { return find_in(body, var); }

@@ -17,7 +17,8 @@
 //
 // A multi-stage op (Op::stages) becomes, per stage k, a nest of compute statements over the
 // stage's variables prefixed "s<k>.", preceded for a reduction by an init nest ("s<k>.init.",
-// dst = identity) and followed for mean= by a scaling nest ("s<k>.mean.", dst = dst * 1/n).
+// dst = identity) and followed for mean= by a scaling nest ("s<k>.mean.", dst = dst * 1/n); a
+// contraction stage (contraction_stage) has an update statement instead of a compute one.
 // Its intermediates (Op::locals) are local buffers of the function. A multi-stage op that is a
 // contraction followed by pointwise statements (ir/fold_epilogue.hpp) becomes the nests of the
 // contraction it folds into instead, `op` being that contraction: its epilogue statement (and
@@ -165,5 +166,11 @@ struct LoopNest {
 // The untransformed nests of an Op (see the file comment). `op` of the result is the folded
 // contraction when the op folds.
 LoopNest initial_nest(const Op& op);
+
+// Whether stage `st` of multi-stage `op` is a contraction: it sums a product of two or more f32
+// reads into an f32 tensor. Its statement is then an update (dst += srcs[0] * srcs[1] ...) that
+// pack and cache_write rewrite and the vector printer knows; the schedule space tiles it as a
+// register micro-kernel (search/stage_space.cpp).
+bool contraction_stage(const Op& op, const Stage& st);
 
 }  // namespace attune

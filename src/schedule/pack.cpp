@@ -43,7 +43,9 @@ struct PackPlan {
 
 // Why `t` names no input tensor, or a place that cannot hold a pack; "" when it can.
 std::string refuse_target(const LoopNest& nest, const Transform& t) {
-  if (!nest.op.tensors.empty() && nest.op.tensor_index(t.tensor) < 0) return "no tensor named '" + t.tensor + "'";
+  if (!nest.op.tensors.empty() && nest.op.tensor_index(t.tensor) < 0)
+    return nest.op.find_tensor(t.tensor) ? "'" + t.tensor + "' is an intermediate; pack copies inputs"
+                                         : "no tensor named '" + t.tensor + "'";
   if (t.tensor == nest.op.output.tensor) return "'" + t.tensor + "' is the output; use cache_write";
   if (t.at != "root") {
     const Node* l = nest.find_loop(t.at);

@@ -136,10 +136,6 @@ std::string Transform::str() const {
 }
 
 Applicability applicable(const LoopNest& nest, const Transform& t) {
-  // Both rewrite the reads and the accumulation of a contraction's update statement.
-  if (nest.op.multi_stage() && (t.kind == TransformKind::pack || t.kind == TransformKind::cache_write))
-    return Applicability::no(std::string(transform_kind_name(t.kind)) +
-                             " applies to contractions, not to the statements of a multi-stage op");
   return entry(t.kind).check(nest, t);
 }
 

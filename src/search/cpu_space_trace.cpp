@@ -7,6 +7,7 @@
 
 #include "ir/error.hpp"
 #include "search/cpu_space.hpp"
+#include "search/register_tile.hpp"
 
 namespace attune {
 
@@ -119,19 +120,8 @@ struct CpuSpace::TraceBuilder {
   // Accumulate the register tile locally, below the innermost spatial tile loop, with its rows
   // unrolled and its lanes vectorized (the local buffer's init and write-back copies too).
   void keep_tile_in_registers() {
-    auto& s = t.steps;
-    const std::string out = op().output.tensor;
     acc_at = n_spatial_outer > 0 ? order[n_spatial_outer - 1] : "";
-    if (!acc_at.empty()) s.push_back(Transform::cache_write(out, acc_at));
-    if (!ui.empty()) s.push_back(Transform::unroll(ui));
-    s.push_back(Transform::vectorize(vi));
-    if (!acc_at.empty()) {
-      const std::string buf = out + "_l";
-      for (const char* part : {".init", ".back"}) {
-        if (!ui.empty()) s.push_back(Transform::unroll(ui + "@" + buf + part));
-        s.push_back(Transform::vectorize(vi + "@" + buf + part));
-      }
-    }
+    for (auto& x : register_tile_steps(op().output.tensor, acc_at, ui, vi)) t.steps.push_back(std::move(x));
   }
 
   void pack_inputs() {

@@ -6,6 +6,15 @@
 //                reduction loop is vectorised with one accumulator per lane)
 //   s<k>_par     how many outer spatial loops are fused into one parallel loop (0: serial); the
 //                stage's init and mean nests follow the same choice
+// except that a contraction stage (schedule/loopnest.hpp, contraction_stage: attention's two
+// products) is a register-tiled micro-kernel, as the contraction space makes one
+// (cpu_space_trace.cpp), with instead of order and vec:
+//   s<k>_rows    the row tile: its second-to-last output loop split by it, the inner part unrolled
+//   s<k>_cols    the column tile: its last output loop split by it, the inner part vectorised
+//   s<k>_pack    1: each input the columns do not walk contiguously is packed at the stage's
+//                outermost loop (K of Q*K^T)
+// and the loops in the order: other output loops, rows.0, cols.0, the reductions, rows.1,
+// cols.1; the tile accumulates in a local buffer (cache_write at the innermost outer loop).
 // and per intermediate T, before those (the latest stage's first):
 //   at_T         0: computed whole by its own nests; 1: inlined into its readers; 2 + q:
 //                computed at depth q of the output loops of the last stage that reads it (not
@@ -16,6 +25,8 @@
 
 #include "ir/error.hpp"
 #include "schedule/analysis.hpp"
+#include "schedule/loopnest.hpp"
+#include "search/register_tile.hpp"
 #include "search/tuner.hpp"
 
 namespace attune {
@@ -24,8 +35,9 @@ namespace {
 
 class StageSpace : public Space {
  public:
-  StageSpace(const Op& op, int threads, VectorRegisters vectors) : op_(op) {
-    const std::int64_t lanes = std::max(1, vectors.lanes);
+  StageSpace(const Op& op, int threads, VectorRegisters vectors)
+      : op_(op), lanes_(std::max(1, vectors.lanes)), accumulators_(vectors.accumulators()) {
+    const std::int64_t lanes = lanes_;
     for (std::size_t k = op.stages.size(); k-- > 0;) {
       const std::string& t = op.stages[k].out.tensor;
       if (k + 1 == op.stages.size()) continue;  // the output
@@ -42,9 +54,17 @@ class StageSpace : public Space {
       const Stage& st = op.stages[k];
       const bool reduces = st.reduce != Reduce::none;
       const std::string p = "s" + std::to_string(k) + "_";
-      knobs_.push_back({p + "order", reduces ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0},
-                        "1: the innermost output loop innermost"});
-      knobs_.push_back({p + "vec", {0, lanes, 2 * lanes, 4 * lanes}, "vector length of the innermost loop (0: none)"});
+      first_knob_.push_back(knobs_.size());
+      contraction_.push_back(contraction_stage(op, st));
+      if (contraction_.back()) {
+        knobs_.push_back({p + "rows", {1, 2, 4, 6, 8}, "row tile (second-to-last output loop), unrolled"});
+        knobs_.push_back({p + "cols", {lanes, 2 * lanes, 4 * lanes}, "column tile (last output loop), vectorised"});
+        knobs_.push_back({p + "pack", {0, 1}, "1: inputs not contiguous along the columns packed"});
+      } else {
+        knobs_.push_back({p + "order", reduces ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0},
+                          "1: the innermost output loop innermost"});
+        knobs_.push_back({p + "vec", {0, lanes, 2 * lanes, 4 * lanes}, "vector length of the innermost loop (0: none)"});
+      }
       std::vector<std::int64_t> par{0};
       std::size_t spatial = 0;
       for (const auto& v : st.vars) spatial += v.reduction ? 0 : 1;
@@ -59,8 +79,8 @@ class StageSpace : public Space {
 
   // Two priors, measured first like any candidate: every stage in its own nests, and every
   // intermediate computed at its reader's deepest offered loop (rows of softmax and layernorm);
-  // both with the longest vectors, reductions' output loops innermost and the widest parallel
-  // loop.
+  // both with the longest vectors, the widest parallel loop and contraction stages as 8-row,
+  // two-vector tiles with their inputs packed.
   std::vector<Config> seed_configs() const override {
     std::vector<Config> seeds;
     for (bool fused : {false, true}) {
@@ -69,13 +89,28 @@ class StageSpace : public Space {
         const std::string& n = knobs_[i].name;
         const int last = static_cast<int>(knobs_[i].choices.size()) - 1;
         if (n.rfind("at_", 0) == 0) c[i] = fused ? last : 0;
-        if (n.size() > 4 && (n.ends_with("_vec") || n.ends_with("_par"))) c[i] = last;
+        if (n.ends_with("_vec") || n.ends_with("_par") || n.ends_with("_pack")) c[i] = last;
+        if (n.ends_with("_cols")) c[i] = 1;
+        if (n.ends_with("_rows"))  // the most rows of two vectors that fit the accumulators
+          for (int j = 0; j <= last; ++j)
+            if (knobs_[i].choices[j] * 2 <= accumulators_) c[i] = j;
       }
       seeds.push_back(std::move(c));
     }
     return seeds;
   }
-  std::string version() const override { return "stages-2"; }
+
+  // A contraction stage's tile fits the registers that may accumulate.
+  bool admissible(const Config& c) const override {
+    for (std::size_t k = 0; k < op_.stages.size(); ++k) {
+      if (!contraction_[k]) continue;
+      const std::size_t i = first_knob_[k];
+      const std::int64_t rows = knobs_[i].choices.at(c.at(i)), cols = knobs_[i + 1].choices.at(c.at(i + 1));
+      if (rows * ((cols + lanes_ - 1) / lanes_) > accumulators_) return false;
+    }
+    return true;
+  }
+  std::string version() const override { return "stages-3"; }
 
   Trace trace(const Config& c) const override {
     Trace t;
@@ -95,11 +130,19 @@ class StageSpace : public Space {
       for (const auto& v : op_.stages[reader].vars)
         if (!v.reduction && q-- == 0) step(Transform::compute_at(tensor, "s" + std::to_string(reader) + "." + v.name));
     }
-    const std::size_t first = placements_.size();
     for (std::size_t k = 0; k < op_.stages.size(); ++k) {
-      const auto choice = [&](std::size_t i) { return knobs_[first + 3 * k + i].choices.at(c.at(first + 3 * k + i)); };
+      const auto choice = [&](std::size_t i) {
+        const std::size_t at = first_knob_[k] + i;
+        return knobs_[at].choices.at(c.at(at));
+      };
       const Stage& st = op_.stages[k];
       const std::string p = "s" + std::to_string(k) + ".";
+      if (contraction_[k]) {
+        const std::int64_t par = choice(3);
+        tile_contraction(nest, st, p, choice(0), choice(1), choice(2) == 1, par, step);
+        for (const std::string& prefix : {p + "init.", p + "mean."}) parallelize(nest, st, prefix, par, step);
+        continue;
+      }
       std::vector<std::string> spatial, order;
       for (const auto& v : st.vars) (v.reduction ? order : spatial).push_back(p + v.name);
       order.insert(order.begin(), spatial.begin(), spatial.end());
@@ -115,6 +158,58 @@ class StageSpace : public Space {
   }
 
  private:
+  // A contraction stage as a register-tiled micro-kernel (the file comment). Its loops are the
+  // ones still in the nest (a compute_at removed those its reader's loops cover).
+  template <class Step>
+  void tile_contraction(const LoopNest& nest, const Stage& st, const std::string& p, std::int64_t rows,
+                        std::int64_t cols, bool pack, std::int64_t par, Step& step) const {
+    std::vector<std::string> spatial, reductions;
+    for (const auto& v : st.vars)
+      if (nest.find_loop(p + v.name)) (v.reduction ? reductions : spatial).push_back(p + v.name);
+    if (spatial.empty()) return;
+    const std::string col = spatial.back();
+    const std::string row = spatial.size() > 1 ? spatial[spatial.size() - 2] : "";
+    // Splits `loop` by `tile` into its outer and inner parts; "" for a part that is not there.
+    auto tile_loop = [&](const std::string& loop, std::int64_t tile) -> std::pair<std::string, std::string> {
+      const std::int64_t extent = nest.find_loop(loop)->extent;
+      if (tile <= 1) return {loop, ""};
+      if (tile >= extent) return {"", loop};
+      if (!step(Transform::split(loop, {(extent + tile - 1) / tile, tile}))) return {loop, ""};
+      return {loop + ".0", loop + ".1"};
+    };
+    const auto [co, ci] = tile_loop(col, cols);
+    const auto [ro, ri] = row.empty() ? std::pair<std::string, std::string>{} : tile_loop(row, rows);
+    std::vector<std::string> order;
+    for (const auto& s : spatial)
+      if (s != row && s != col) order.push_back(s);
+    for (const auto& s : {ro, co})
+      if (!s.empty()) order.push_back(s);
+    const std::size_t outer = order.size();
+    order.insert(order.end(), reductions.begin(), reductions.end());
+    for (const auto& s : {ri, ci})
+      if (!s.empty()) order.push_back(s);
+    step(Transform::reorder(order));
+    const std::string acc_at = outer > 0 ? order[outer - 1] : "";
+    for (const auto& x : register_tile_steps(st.out.tensor, acc_at, ri, ci)) step(x);
+    if (pack) {
+      // Inputs that index the columns other than by their last index: the vector lanes would
+      // gather from them.
+      const std::string col_var = col.substr(p.size());
+      for_each_read(st.value, [&](const Access& a) {
+        bool strided = false;
+        for (std::size_t d = 0; d + 1 < a.index.size(); ++d) strided = strided || a.index[d].uses(col_var);
+        if (strided) step(Transform::pack(a.tensor, order.front()));
+      });
+    }
+    if (par == 0 || outer == 0) return;
+    std::string loop = order[0];
+    for (std::int64_t i = 1; i < par && i < static_cast<std::int64_t>(outer); ++i) {
+      if (!step(Transform::fuse(loop))) break;
+      loop = fused_name(nest, loop, order[i]);
+    }
+    step(Transform::parallel(loop));
+  }
+
   template <class Step>
   static void vectorize(const LoopNest& nest, const std::string& loop, std::int64_t len, Step& step) {
     const Node* l = nest.find_loop(loop);
@@ -157,7 +252,11 @@ class StageSpace : public Space {
   }
 
   Op op_;
+  std::int64_t lanes_;         // f32 lanes of a vector
+  std::int64_t accumulators_;  // vector registers a register tile may accumulate in
   std::vector<std::pair<std::string, std::size_t>> placements_;  // intermediate, its last reader
+  std::vector<std::size_t> first_knob_;  // per stage: the index of its first knob
+  std::vector<bool> contraction_;        // per stage: contraction_stage()
   std::vector<Knob> knobs_;
 };
 

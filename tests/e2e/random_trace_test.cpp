@@ -169,6 +169,29 @@ TEST_P(StageRandomTraces, EqualTheReference) {
   expect_reference(op, traces);
 }
 
+// The stage space (search/stage_space.cpp): its seeds and random admissible configs equal the
+// reference, tails included (T and D not multiples of the tiles). Attention's first seed runs
+// both products as register tiles: Sc and O accumulated locally per tile of columns, K packed.
+TEST(StageSpace, SeedsAndRandomConfigsEqualTheReference) {
+  std::mt19937_64 rng(5);
+  for (const char* spec : {"softmax:B=2,M=3,N=19", "layernorm:M=5,N=24", "attention:H=2,T=9,D=5",
+                           "attention:H=1,T=21,D=19"}) {
+    SCOPED_TRACE(spec);
+    const Op op = op_from_cli(spec);
+    const auto space = make_stage_space(op, 2, VectorRegisters{8, 16});
+    std::vector<Trace> traces;
+    for (const auto& c : space->seed_configs()) traces.push_back(space->trace(c));
+    for (int i = 0; i < 8; ++i)
+      if (const Config c = space->random_config(rng); space->admissible(c)) traces.push_back(space->trace(c));
+    expect_reference(op, traces);
+    if (std::string(spec) != "attention:H=1,T=21,D=19") continue;  // T and D wider than the tiles
+    std::vector<std::string> steps;
+    for (const auto& x : traces.front().steps) steps.push_back(x.str());
+    for (const char* want : {"cache_write(Sc, at s0.j.0)", "pack(K, at s0.h)", "cache_write(O, at s5.d.0)"})
+      EXPECT_NE(std::find(steps.begin(), steps.end(), want), steps.end()) << want << " in " << trace_to_string(traces.front());
+  }
+}
+
 // Stages fused by hand: softmax and layernorm computed row by row in one parallel nest,
 // attention with its exponentials inlined and its row statistics at the output's rows.
 TEST(StageFusion, FusedKernelsEqualTheReference) {

@@ -5,6 +5,7 @@
 
 #include "codegen/c_safe.hpp"
 #include "codegen/cpu/c_emitter.hpp"
+#include "codegen/cpu/c_math.hpp"
 #include "codegen/cpu/vector_rules.hpp"
 #include "ir/error.hpp"
 
@@ -83,7 +84,7 @@ void CEmitter::emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_
   };
   std::string text;
   switch (s.kind) {
-    case StmtKind::init: text = store("(vf){0}"); break;
+    case StmtKind::init: text = store(s.init_value == 0 ? "(vf){0}" : "vbc(" + c_float(s.init_value) + ")"); break;
     case StmtKind::update: {
       std::string prod;
       for (const auto& a : s.srcs) {
@@ -106,7 +107,7 @@ void CEmitter::emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_
       break;
     }
     case StmtKind::epilogue: text = store(epilogue(current())); break;
-    case StmtKind::compute: ATTUNE_CHECK(false, "mark_vector_loops never marks a multi-stage op's loops");
+    case StmtKind::compute: ATTUNE_CHECK(false, "mark_vector_loops never marks a loop over a compute statement");
   }
   if (nest().op.epilogue.value && (s.kind == StmtKind::epilogue || (s.kind == StmtKind::writeback && s.epilogue))) {
     // `text` is the store of the value before the epilogue's own: apply it lane by lane.

@@ -7,7 +7,8 @@
 // gcc's vectoriser takes its chance.
 //
 // A multi-stage op's compute statements (elementwise math, reductions) are left to `omp simd`:
-// the vector printer knows the products of contractions only.
+// the vector printer knows the products of contractions only (its contraction stages are update
+// statements, schedule/loopnest.hpp, and their loops can become vector code).
 //
 // A write-back whose destination is not contiguous in `v` (a convolution vectorized over output
 // channels in NCHW, say) still counts when its source is: the source is read as one vector and
@@ -29,7 +30,7 @@ void mark(const LoopNest& nest, std::vector<Node>& nodes, int lanes) {
     }
     bool vector = n.extent % lanes == 0;
     for (const auto& c : n.body)
-      vector = vector && !c.is_loop() &&
+      vector = vector && !c.is_loop() && c.stmt.kind != StmtKind::compute &&
                (cgen::stmt_vectorizable(nest, c.stmt, n.var) || cgen::stmt_scatterable(nest, c.stmt, n.var));
     n.lowering.vector_code = vector;
     if (vector)
@@ -41,7 +42,6 @@ void mark(const LoopNest& nest, std::vector<Node>& nodes, int lanes) {
 
 LoopNest mark_vector_loops(LoopNest nest, int lanes) {
   // Decided on an unmarked copy: the rules read the nest, the marks go into the result.
-  if (nest.op.multi_stage()) return nest;
   const LoopNest unmarked = nest;
   mark(unmarked, nest.body, lanes);
   return nest;

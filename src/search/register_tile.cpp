@@ -1,0 +1,21 @@
+// The register tile's steps (register_tile.hpp).
+#include "search/register_tile.hpp"
+
+namespace attune {
+
+std::vector<Transform> register_tile_steps(const std::string& out, const std::string& at, const std::string& rows,
+                                           const std::string& lanes) {
+  std::vector<Transform> s;
+  if (!at.empty()) s.push_back(Transform::cache_write(out, at));
+  if (!rows.empty()) s.push_back(Transform::unroll(rows));
+  s.push_back(Transform::vectorize(lanes));
+  if (at.empty()) return s;
+  const std::string buf = out + "_l";
+  for (const char* part : {".init", ".back"}) {
+    if (!rows.empty()) s.push_back(Transform::unroll(rows + "@" + buf + part));
+    s.push_back(Transform::vectorize(lanes + "@" + buf + part));
+  }
+  return s;
+}
+
+}  // namespace attune
