@@ -201,13 +201,7 @@ class StageSpace : public Space {
         if (strided) step(Transform::pack(a.tensor, order.front()));
       });
     }
-    if (par == 0 || outer == 0) return;
-    std::string loop = order[0];
-    for (std::int64_t i = 1; i < par && i < static_cast<std::int64_t>(outer); ++i) {
-      if (!step(Transform::fuse(loop))) break;
-      loop = fused_name(nest, loop, order[i]);
-    }
-    step(Transform::parallel(loop));
+    fuse_then_parallel(nest, std::vector<std::string>(order.begin(), order.begin() + outer), par, step);
   }
 
   template <class Step>
@@ -227,11 +221,19 @@ class StageSpace : public Space {
     std::vector<std::string> names;
     for (const auto& v : st.vars)
       if (!v.reduction) names.push_back(prefix + v.name);
-    if (n == 0 || names.empty() || !nest.find_loop(names[0])) return;
-    std::string outer = names[0];
-    for (std::int64_t i = 1; i < n && i < static_cast<std::int64_t>(names.size()); ++i) {
+    if (!names.empty() && nest.find_loop(names[0])) fuse_then_parallel(nest, names, n, step);
+  }
+
+  // Fuses the first `n` of `loops` (each the child of the one before) into one loop and
+  // parallelises it; nothing when n is 0.
+  template <class Step>
+  static void fuse_then_parallel(const LoopNest& nest, const std::vector<std::string>& loops, std::int64_t n,
+                                 Step& step) {
+    if (n == 0 || loops.empty()) return;
+    std::string outer = loops[0];
+    for (std::int64_t i = 1; i < n && i < static_cast<std::int64_t>(loops.size()); ++i) {
       if (!step(Transform::fuse(outer))) break;
-      outer = fused_name(nest, outer, names[i]);
+      outer = fused_name(nest, outer, loops[i]);
     }
     step(Transform::parallel(outer));
   }
