@@ -2,11 +2,13 @@
 // by scripts/install-ort.sh): the model tests' oracle and the model bench's baseline.
 //
 //   node bench/models/ort_run.js MODEL.onnx --input NAME=FILE.npy ... [--output DIR]
-//        [--threads N] [--rounds R]
+//        [--threads N] [--rounds R] [--profile PREFIX]
 //
 // Writes each output as DIR/NAME.npy (NAME with anything but [A-Za-z0-9_-] replaced by '_', as
 // `attune run-model` names them) and prints one JSON line: {"median_s": ..., "times_s": [...]}
-// over R timed runs after one warm-up (R = 0: no timing). Float32 inputs only.
+// over R timed runs after one warm-up (R = 0: no timing). Float32 inputs only. --profile writes
+// ONNX Runtime's own per-node trace (PREFIX_<date>.json, Chrome trace format) to compare its
+// operators with `attune run-model --profile`.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -47,7 +49,7 @@ async function main() {
   const args = process.argv.slice(2);
   const model = args[0];
   const inputs = {};
-  let outDir = null, threads = 1, rounds = 0;
+  let outDir = null, threads = 1, rounds = 0, profile = null;
   for (let i = 1; i < args.length; i += 2) {
     if (args[i] === '--input') {
       const eq = args[i + 1].indexOf('=');
@@ -56,11 +58,13 @@ async function main() {
     } else if (args[i] === '--output') outDir = args[i + 1];
     else if (args[i] === '--threads') threads = Number(args[i + 1]);
     else if (args[i] === '--rounds') rounds = Number(args[i + 1]);
+    else if (args[i] === '--profile') profile = args[i + 1];
     else throw new Error('unknown argument ' + args[i]);
   }
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
     graphOptimizationLevel: 'all', executionProviders: ['cpu'],
+    ...(profile ? { enableProfiling: true, profileFilePrefix: profile } : {}),
   });
   let results = await session.run(inputs);
   const times = [];
@@ -73,6 +77,7 @@ async function main() {
     fs.mkdirSync(outDir, { recursive: true });
     session.outputNames.forEach((name, k) => writeNpy(path.join(outDir, fileName(name, k)), results[name].dims, results[name].data));
   }
+  if (profile) session.endProfiling();
   times.sort((a, b) => a - b);
   console.log(JSON.stringify({ median_s: times.length ? times[Math.floor(times.length / 2)] : 0, times_s: times }));
 }
