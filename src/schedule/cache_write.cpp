@@ -120,7 +120,7 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
     if (!write_separates_iterations(in, *l, update.dst.index)) complete = false;
 
   LoopNest nest = in;
-  const std::string buf = fresh_buffer_name(nest, t.tensor + "_l");
+  const std::string buf = fresh_buffer_name(nest, cache_write_buffer(t.tensor));
   BufferDecl decl;
   decl.name = buf;
   decl.dtype = nest.buffer(t.tensor)->dtype;

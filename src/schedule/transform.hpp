@@ -79,6 +79,10 @@ struct Transform {
   bool operator==(const Transform&) const = default;
 };
 
+// The local buffer cache_write makes for `tensor` (unless the nest already has that name), whose
+// zeroing and write-back loops are `loop@NAME.init` / `loop@NAME.back`: traces name them.
+inline std::string cache_write_buffer(const std::string& tensor) { return tensor + "_l"; }
+
 std::string_view transform_kind_name(TransformKind k);
 const std::vector<TransformKind>& all_transform_kinds();
 

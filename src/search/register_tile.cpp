@@ -10,7 +10,7 @@ std::vector<Transform> register_tile_steps(const std::string& out, const std::st
   if (!rows.empty()) s.push_back(Transform::unroll(rows));
   s.push_back(Transform::vectorize(lanes));
   if (at.empty()) return s;
-  const std::string buf = out + "_l";
+  const std::string buf = cache_write_buffer(out);
   for (const char* part : {".init", ".back"}) {
     if (!rows.empty()) s.push_back(Transform::unroll(rows + "@" + buf + part));
     s.push_back(Transform::vectorize(lanes + "@" + buf + part));
