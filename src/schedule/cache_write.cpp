@@ -144,13 +144,12 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
     if (ok) guards.push_back(g);
   }
 
-  // The zeroing loops are named "<loop>@<buffer>.init", the write-back loops "<loop>@<buffer>.back".
-  auto nest_over = [&](Stmt s, const std::string& suffix) {
+  auto nest_over = [&](Stmt s, CacheWriteCopy copy) {
     std::vector<Node> b{Node::make_stmt(std::move(s))};
-    for (const auto& v : p.dims) substitute(b, v, AffineExpr::var(v + "@" + buf + suffix));
+    for (const auto& v : p.dims) substitute(b, v, AffineExpr::var(cache_write_copy_loop(v, buf, copy)));
     Node n = b[0];
     for (auto it = p.dims.rbegin(); it != p.dims.rend(); ++it)
-      n = Node::make_loop(*it + "@" + buf + suffix, nest.find_loop(*it)->extent, {std::move(n)});
+      n = Node::make_loop(cache_write_copy_loop(*it, buf, copy), nest.find_loop(*it)->extent, {std::move(n)});
     return n;
   };
   Stmt zero;
@@ -178,8 +177,8 @@ LoopNest cache_write_apply(const LoopNest& in, const Transform& t) {
     // micro-kernel.
     std::erase_if(s.guards, [&](const Guard& g) { return std::find(guards.begin(), guards.end(), g) != guards.end(); });
   });
-  at->body.insert(at->body.begin(), nest_over(zero, ".init"));
-  at->body.push_back(nest_over(back, ".back"));
+  at->body.insert(at->body.begin(), nest_over(zero, CacheWriteCopy::init));
+  at->body.push_back(nest_over(back, CacheWriteCopy::back));
   nest.buffers.push_back(decl);
 
   if (complete) {

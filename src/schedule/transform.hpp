@@ -79,9 +79,14 @@ struct Transform {
   bool operator==(const Transform&) const = default;
 };
 
-// The local buffer cache_write makes for `tensor` (unless the nest already has that name), whose
-// zeroing and write-back loops are `loop@NAME.init` / `loop@NAME.back`: traces name them.
+// The local buffer cache_write makes for `tensor` (unless the nest already has that name), and
+// the loops of its zeroing and write-back copies, "<loop>@<buffer>.init" / ".back": traces name
+// them, so the transform and the spaces that write traces take the names from here.
 inline std::string cache_write_buffer(const std::string& tensor) { return tensor + "_l"; }
+enum class CacheWriteCopy { init, back };
+inline std::string cache_write_copy_loop(const std::string& loop, const std::string& buffer, CacheWriteCopy copy) {
+  return loop + "@" + buffer + (copy == CacheWriteCopy::init ? ".init" : ".back");
+}
 
 std::string_view transform_kind_name(TransformKind k);
 const std::vector<TransformKind>& all_transform_kinds();

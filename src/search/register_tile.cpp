@@ -11,9 +11,9 @@ std::vector<Transform> register_tile_steps(const std::string& out, const std::st
   s.push_back(Transform::vectorize(lanes));
   if (at.empty()) return s;
   const std::string buf = cache_write_buffer(out);
-  for (const char* part : {".init", ".back"}) {
-    if (!rows.empty()) s.push_back(Transform::unroll(rows + "@" + buf + part));
-    s.push_back(Transform::vectorize(lanes + "@" + buf + part));
+  for (const auto copy : {CacheWriteCopy::init, CacheWriteCopy::back}) {
+    if (!rows.empty()) s.push_back(Transform::unroll(cache_write_copy_loop(rows, buf, copy)));
+    s.push_back(Transform::vectorize(cache_write_copy_loop(lanes, buf, copy)));
   }
   return s;
 }
