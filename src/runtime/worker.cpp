@@ -5,6 +5,7 @@
 // or hang here is the point of the exercise: the parent sees the signal or the timeout. Anything
 // the kernel prints goes to stderr, so stdout carries nothing but the result.
 #include <dlfcn.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -78,16 +79,46 @@ std::vector<const Buffer*> const_inputs(const Op& op, const std::vector<Buffer>&
   return cold;
 }
 
+// The buffers of the op's other tensors, when it has weights: a network's activations, which
+// arrive written by the step before and leave for the step after.
+std::vector<Buffer*> activations(const Op& op, std::vector<Buffer>& buffers) {
+  std::vector<Buffer*> v;
+  for (std::size_t t = 0; t < op.tensors.size(); ++t)
+    if (!op.tensors[t].constant) v.push_back(&buffers[t]);
+  return v;
+}
+
+// Puts each buffer's cache lines where a network's previous step leaves them when it splits its
+// output into contiguous blocks, one per thread: thread i writes (the same bytes back) the i-th
+// block. Inside a network at two threads, a step reading lines another core holds modified
+// runs at up to twice its time alone (docs/results/models-2026-12-05.md); timed on buffers it
+// wrote itself, a kernel whose split reads the other core's half looks as fast as one that
+// does not. Timed after this, a split that disagrees with the blocks pays for it. It does not
+// make the network's steps agree where the space offers no such split or another one still
+// times faster (docs/results/models-2026-12-06.md). Nothing to do at one thread.
+void place_as_network_writes(const std::vector<Buffer*>& buffers) {
+  const int threads = omp_get_max_threads();
+  if (threads <= 1) return;
+  for (Buffer* b : buffers) {
+    auto* bytes = static_cast<volatile unsigned char*>(b->data());
+    const auto lines = static_cast<std::int64_t>((b->bytes() + 63) / 64);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t l = 0; l < lines; ++l) bytes[l * 64] = bytes[l * 64];
+  }
+}
+
 // Calls the kernel `number` times per repeat (enough to last min_repeat_s) and records the
 // time per call. Stops after min_repeats once the running median settles, the time budget is
-// spent, or max_repeats is reached. With `cold` buffers, every repeat is one call and those
-// buffers are evicted from the cache before it (outside the timed span).
+// spent, or max_repeats is reached. With `cold` buffers (a network's weights), every repeat is
+// one call, and before it (outside the timed span) those buffers are evicted from the cache and
+// the `activations` placed as the network's previous step leaves them.
 std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRequest& req,
-                                const std::vector<const Buffer*>& cold) {
-  auto evict = [&] {
+                                const std::vector<const Buffer*>& cold, const std::vector<Buffer*>& activations) {
+  auto as_in_the_network = [&] {
     for (const Buffer* b : cold) evict_from_cache(b->data(), b->bytes());
+    if (!cold.empty()) place_as_network_writes(activations);
   };
-  evict();
+  as_in_the_network();
   auto t0 = Clock::now();
   kernel(args);
   const double one = std::max(seconds_since(t0), 1e-9);
@@ -99,7 +130,7 @@ std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRe
   double previous_median = 0;
   const auto start = Clock::now();
   while (true) {
-    evict();
+    as_in_the_network();
     t0 = Clock::now();
     for (long i = 0; i < number; ++i) kernel(args);
     times.push_back(seconds_since(t0) / static_cast<double>(number));
@@ -171,7 +202,7 @@ WorkerResult run_steps(const WorkerRequest& req, std::map<std::string, double>& 
   const auto warm = Clock::now();
   for (int i = 0; i < req.warmup || seconds_since(warm) < req.warmup_s; ++i) kernel(args);
   lap("warmup");
-  r.times_s = time_kernel(kernel, args, req, const_inputs(op, buffers));
+  r.times_s = time_kernel(kernel, args, req, const_inputs(op, buffers), activations(op, buffers));
   lap("timing");
   if (req.recheck) {
     const Comparison again = compare(got, want, req.rtol);

@@ -264,5 +264,19 @@ TEST(RunnerSetup, MissingWorkerIsAUserError) {
   EXPECT_THROW(Runner{o}, Error);
 }
 
+// At two threads a network task's activations are placed before each timed call as the
+// network's previous step leaves them (each thread writes its block back, runtime/worker.cpp):
+// the inputs and the output keep their values, so the check after timing still passes.
+TEST_F(RunnerTest, PlacingANetworksActivationsKeepsTheirValues) {
+  MeasureOptions o = quick_options();
+  o.threads = 2;
+  o.recheck = true;
+  const Op with_weight =
+      parse_spec("tensor A[8,8] f32; tensor B[8,8] f32 const; tensor C[8,8] f32; C[m,n] += A[m,k] * B[k,n]");
+  const Measurement m = runner_->measure(with_weight, built(kGood), o);
+  EXPECT_EQ(m.status, Status::ok) << m.error;
+  EXPECT_FALSE(m.times_s.empty());
+}
+
 }  // namespace
 }  // namespace attune::test
