@@ -53,12 +53,14 @@ Buffer load_reference(const std::string& path, const Buffer& like) {
   return want;
 }
 
+constexpr std::size_t kCacheLine = 64;  // bytes, on every x86 this runs on
+
 // Writes back and drops every cache line of [p, p + bytes) from every level of the cache, so
 // that the next read comes from memory.
 void evict_from_cache(const void* p, std::size_t bytes) {
   const auto* c = static_cast<const char*>(p);
 #if defined(__x86_64__) || defined(__i386__)
-  for (std::size_t i = 0; i < bytes; i += 64) __builtin_ia32_clflush(c + i);
+  for (std::size_t i = 0; i < bytes; i += kCacheLine) __builtin_ia32_clflush(c + i);
   if (bytes) __builtin_ia32_clflush(c + bytes - 1);
   __builtin_ia32_mfence();
 #else
@@ -67,25 +69,28 @@ void evict_from_cache(const void* p, std::size_t bytes) {
   (void)c;
   static std::vector<char> scrub(std::size_t{256} << 20, 1);
   volatile char sink = 0;
-  for (std::size_t i = 0; i < scrub.size(); i += 64) sink = sink + scrub[i];
+  for (std::size_t i = 0; i < scrub.size(); i += kCacheLine) sink = sink + scrub[i];
 #endif
 }
 
-// The buffers of the op's const inputs (a model's weights): each timed call reads them from memory.
-std::vector<const Buffer*> const_inputs(const Op& op, const std::vector<Buffer>& buffers) {
-  std::vector<const Buffer*> cold;
-  for (std::size_t t = 0; t < op.tensors.size(); ++t)
-    if (op.tensors[t].constant) cold.push_back(&buffers[t]);
-  return cold;
-}
+// An op's buffers by what they are in a network: its weights (the const tensors), read cold by
+// every timed call, and its activations (the others), written by the step before and read by
+// the step after. An op without weights is no network task: it is timed warm, as it was left.
+struct NetworkRoles {
+  std::vector<const Buffer*> weights;
+  std::vector<Buffer*> activations;
+  bool network_task() const { return !weights.empty(); }
+};
 
-// The buffers of the op's other tensors, when it has weights: a network's activations, which
-// arrive written by the step before and leave for the step after.
-std::vector<Buffer*> activations(const Op& op, std::vector<Buffer>& buffers) {
-  std::vector<Buffer*> v;
-  for (std::size_t t = 0; t < op.tensors.size(); ++t)
-    if (!op.tensors[t].constant) v.push_back(&buffers[t]);
-  return v;
+NetworkRoles network_roles(const Op& op, std::vector<Buffer>& buffers) {
+  NetworkRoles r;
+  for (std::size_t t = 0; t < op.tensors.size(); ++t) {
+    if (op.tensors[t].constant)
+      r.weights.push_back(&buffers[t]);
+    else
+      r.activations.push_back(&buffers[t]);
+  }
+  return r;
 }
 
 // Puts each buffer's cache lines where a network's previous step leaves them when it splits its
@@ -101,28 +106,28 @@ void place_as_network_writes(const std::vector<Buffer*>& buffers) {
   if (threads <= 1) return;
   for (Buffer* b : buffers) {
     auto* bytes = static_cast<volatile unsigned char*>(b->data());
-    const auto lines = static_cast<std::int64_t>((b->bytes() + 63) / 64);
+    const auto lines = static_cast<std::int64_t>((b->bytes() + kCacheLine - 1) / kCacheLine);
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (std::int64_t l = 0; l < lines; ++l) bytes[l * 64] = bytes[l * 64];
+    for (std::int64_t l = 0; l < lines; ++l) bytes[l * kCacheLine] = bytes[l * kCacheLine];
   }
 }
 
 // Calls the kernel `number` times per repeat (enough to last min_repeat_s) and records the
 // time per call. Stops after min_repeats once the running median settles, the time budget is
-// spent, or max_repeats is reached. With `cold` buffers (a network's weights), every repeat is
-// one call, and before it (outside the timed span) those buffers are evicted from the cache and
-// the `activations` placed as the network's previous step leaves them.
-std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRequest& req,
-                                const std::vector<const Buffer*>& cold, const std::vector<Buffer*>& activations) {
+// spent, or max_repeats is reached. For a network task, every repeat is one call, and before it
+// (outside the timed span) the weights are evicted from the cache and the activations placed as
+// the network's previous step leaves them.
+std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRequest& req, const NetworkRoles& roles) {
   auto as_in_the_network = [&] {
-    for (const Buffer* b : cold) evict_from_cache(b->data(), b->bytes());
-    if (!cold.empty()) place_as_network_writes(activations);
+    if (!roles.network_task()) return;
+    for (const Buffer* b : roles.weights) evict_from_cache(b->data(), b->bytes());
+    place_as_network_writes(roles.activations);
   };
   as_in_the_network();
   auto t0 = Clock::now();
   kernel(args);
   const double one = std::max(seconds_since(t0), 1e-9);
-  const long number = one >= req.min_repeat_s || !cold.empty()
+  const long number = one >= req.min_repeat_s || roles.network_task()
                           ? 1
                           : std::min(10'000'000L, std::lround(std::ceil(req.min_repeat_s / one)));
 
@@ -202,7 +207,7 @@ WorkerResult run_steps(const WorkerRequest& req, std::map<std::string, double>& 
   const auto warm = Clock::now();
   for (int i = 0; i < req.warmup || seconds_since(warm) < req.warmup_s; ++i) kernel(args);
   lap("warmup");
-  r.times_s = time_kernel(kernel, args, req, const_inputs(op, buffers), activations(op, buffers));
+  r.times_s = time_kernel(kernel, args, req, network_roles(op, buffers));
   lap("timing");
   if (req.recheck) {
     const Comparison again = compare(got, want, req.rtol);
