@@ -82,4 +82,13 @@ async function main() {
   console.log(JSON.stringify({ median_s: times.length ? times[Math.floor(times.length / 2)] : 0, times_s: times }));
 }
 
+// ONNX Runtime's telemetry layer creates an empty /tmp/mat-debug-<pid>.log in every process that
+// loads it (hard-coded /tmp, TMPDIR ignored): the tests run this script hundreds of times.
+process.on('exit', () => {
+  const log = `/tmp/mat-debug-${process.pid}.log`;
+  try {
+    if (fs.statSync(log).size === 0) fs.unlinkSync(log);
+  } catch (e) { /* not there */ }
+});
+
 main().catch(e => { console.error('ort_run: ' + e.message); process.exit(1); });

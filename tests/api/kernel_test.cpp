@@ -9,7 +9,7 @@
 #include "attune/attune.hpp"
 #include "ir/buffer.hpp"
 #include "ir/evaluator.hpp"
-#include "search/temp_dir.hpp"
+#include "temp_dir.hpp"
 
 namespace attune {
 namespace {

@@ -3,16 +3,22 @@
 // inputs are Errors.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "attune/attune.hpp"
+#include "temp_dir.hpp"
 
 namespace attune {
 namespace {
+
+// The model file and database of this test process, removed when it exits.
+const std::filesystem::path& scratch() {
+  static const test::TempDir dir("attune-model-test");
+  return dir.path;
+}
 
 // y = Relu(x W + b), x [M, K], W [K, N], b [N]
 std::string write_gemm_relu(int M, int K, int N, std::vector<float>& w, std::vector<float>& b, std::mt19937& rng) {
@@ -46,7 +52,7 @@ std::string write_gemm_relu(int M, int K, int N, std::vector<float>& w, std::vec
   relu->add_input("h");
   relu->add_output("y");
   g->add_output()->set_name("y");
-  const auto path = std::filesystem::temp_directory_path() / ("attune-model-test-" + std::to_string(::getpid()) + ".onnx");
+  const auto path = scratch() / "gemm_relu.onnx";
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   return path.string();
 }
@@ -56,7 +62,7 @@ TEST(ModelApi, SmallNetworkEqualsHandComputation) {
   const int M = 5, K = 7, N = 9;
   std::vector<float> w, b;
   const std::string path = write_gemm_relu(M, K, N, w, b, rng);
-  const auto db = std::filesystem::temp_directory_path() / ("attune-model-test-" + std::to_string(::getpid()) + ".db");
+  const auto db = scratch() / "model.db";
   Session session("cpu", db.string());
   const Model model = session.load_model(path, {.threads = 1, .shapes = {}});
   ASSERT_EQ(model.inputs().size(), 1u);

@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "attune/attune.hpp"
-#include "search/temp_dir.hpp"
+#include "temp_dir.hpp"
 
 namespace attune {
 namespace {

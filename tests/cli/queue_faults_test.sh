@@ -18,6 +18,9 @@ cleanup() {
 trap cleanup EXIT
 export ATTUNE_CACHE_DIR="$tmp/cache"
 pg_start
+# Runner directories a SIGKILLed process leaves (attune-run-*) land in $tmp, removed at exit.
+export TMPDIR="$tmp/tmp"
+mkdir -p "$TMPDIR"
 vta="gemm:M=16,N=64,K=64,dtype=int8"
 
 # Starts a worker in a process group of its own (so that it dies with its compilers and

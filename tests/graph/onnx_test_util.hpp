@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace attune::test {
 
 // y = Relu(x) over x[dims] (a dim < 0 is dynamic, named "batch"), opset `opset`.
@@ -37,10 +39,14 @@ inline onnx::ModelProto relu_model(std::vector<long> dims = {2, 3}, int opset = 
   return m;
 }
 
+// This test process's directory for the files below, removed when the process exits.
+inline const std::filesystem::path& test_temp_dir() {
+  static const TempDir dir("attune-graph-test");
+  return dir.path;
+}
+
 inline std::string write_temp(const std::string& name, const std::string& bytes) {
-  const auto dir = std::filesystem::temp_directory_path() / ("attune-graph-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / name).string();
+  const auto path = (test_temp_dir() / name).string();
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
 
 #include "ir/error.hpp"
 #include "ir/op.hpp"
+#include "temp_dir.hpp"
 
 namespace attune {
 namespace {
@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 const std::string kWorkloads = std::string(ATTUNE_SOURCE_DIR) + "/bench/workloads/";
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  fs::path p = fs::temp_directory_path() / ("attune_ir_test_" + std::to_string(::getpid()) + "_" + name);
+  static const test::TempDir dir("attune-ir-test");  // removed when the test process exits
+  fs::path p = dir.path / name;
   std::ofstream(p) << text;
   return p.string();
 }

@@ -89,6 +89,8 @@ TEST(Tune, KilledMidRunLosesNoCommittedRecordAndResumes) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    // SIGKILL leaves the child's runner directory behind: let it be inside tmp.
+    ::setenv("TMPDIR", tmp.path.c_str(), 1);
     try {
       tune(op, small(db, 1000));
     } catch (...) {
