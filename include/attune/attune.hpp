@@ -148,7 +148,9 @@ class Session {
   Kernel load(const std::string& spec) const;
 
   // Tunes the tasks of an ONNX model for `budget.seconds` (required), the budget spread where
-  // it shortens the network most (attune tune-model); trials already recorded count.
+  // it shortens the network most (attune tune-model); trials already recorded count. Then, as
+  // tune-model does, each task's kernel is picked among its fastest by its time in the network
+  // (a few seconds beyond the budget); load_model runs the picks.
   TuneSummary tune_model(const std::string& onnx_path, const Budget& budget, const ModelOptions& options = {});
   // Imports an ONNX model and loads its kernels (CPU targets). Throws Error naming the node
   // for anything unsupported, or the file when it is not a readable model.

@@ -37,6 +37,7 @@ struct ModelArgs {
   std::string time = "10m";  // tune-model
   std::string strategy = "evolutionary";
   int round_trials = 16;
+  int pick = 4;  // tune-model: kernels per task tried in the network after tuning (0: none)
   std::string max_memory;  // run-model, tune-model: "8G" (empty: half of physical memory)
   std::string workers = "local";  // tune-model: local or remote
 };
@@ -158,6 +159,8 @@ int run_run_model(const ModelArgs& a) {
   const auto inputs = read_inputs(plan, a.inputs);
   network::ModelRunner runner(std::move(plan), {a.target, a.db, a.threads, memory_limit(a.max_memory)});
   int untuned = 0;
+  const auto picked = std::count_if(runner.kernels().begin(), runner.kernels().end(),
+                                    [](const network::TaskKernel& k) { return k.picked; });
   for (std::size_t t = 0; t < runner.kernels().size(); ++t)
     if (!runner.kernels()[t].tuned) {
       ++untuned;
@@ -187,7 +190,8 @@ int run_run_model(const ModelArgs& a) {
     std::cout << "output " << g.values[g.outputs[k]].name.substr(0, 100) << " " << graph::shape_str(outputs[k].shape) << " -> " << path << "\n";
   }
   std::cout << "run-model: " << runner.plan().steps.size() << " steps, " << runner.kernels().size() << " kernels ("
-            << runner.kernels().size() - untuned << " tuned, " << untuned << " default), arena "
+            << runner.kernels().size() - untuned << " tuned, " << untuned << " default, " << picked
+            << " picked in the network), arena "
             << runner.arena_bytes() / 1024 << " KiB (" << runner.unshared_bytes() / 1024 << " KiB unshared)\n";
   return 0;
 }
@@ -202,6 +206,7 @@ int run_tune_model(const ModelArgs& a) {
   o.strategy = a.strategy;
   o.run = this_run();
   o.round_trials = a.round_trials;
+  o.pick_alternatives = a.pick;
   o.workers = a.workers;
   o.max_memory = memory_limit(a.max_memory);
   o.log = [](const std::string& l) { std::cout << l << std::endl; };
@@ -225,6 +230,12 @@ int run_tune_model(const ModelArgs& a) {
               << " trials, " << r.tasks[t].best_s * 1e6 << " us, " << static_cast<int>(share) << "%"
               << (r.tasks[t].dead ? " (converged)" : "") << "\n";
   }
+  if (r.pick.skipped.empty())
+    std::cout << "network pick: " << r.pick.changed << " of " << plan.tasks.size()
+              << " tasks run another of their fastest kernels; in the network " << r.pick.before_s * 1e3 << " -> "
+              << r.pick.after_s * 1e3 << " ms (sum of weight x median step time), " << r.pick.elapsed_s << " s\n";
+  else
+    std::cout << "network pick: none (" << r.pick.skipped << ")\n";
   if (r.interrupted) {
     std::cout << "tune-model: stopped by " << signal_name(r.interrupted) << "; every measured trial is in " << a.db
               << " (run again to resume)\n";
@@ -271,6 +282,10 @@ void add_model_commands(CLI::App& app, Action& action) {
   t->add_option("--strategy", tm.strategy, "search strategy per task (as attune tune; default evolutionary)");
   t->add_option("--max-memory", tm.max_memory, "refuse a task whose measurement would exceed this (default: half of RAM)");
   t->add_option("--round-trials", tm.round_trials, "attempts per scheduling round (default 16)")->check(CLI::Range(1, 10000));
+  t->add_option("--pick", tm.pick,
+                 "after tuning, run the network with each task's N fastest kernels and keep the fastest there "
+                 "(default 4; 0: keep the tuned bests)")
+      ->check(CLI::Range(0, 16));
   t->add_option("--workers", tm.workers,
                  "where candidates are measured: local, or remote (jobs in the database for `attune worker`s)")
       ->check(CLI::IsMember({"local", "remote"}));

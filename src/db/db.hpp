@@ -5,7 +5,8 @@
 // holds
 //   tasks    one row per (canonical spec, target); `hash` is content_hash of the pair, unique
 //   records  one row per measured candidate, committed the moment it is inserted
-//   models   cost-model blobs (validity V, performance P / A), per target, for later stages
+//   models   blobs per target: cost models (validity V, performance P / A) and the network
+//            picks (kind network-pick/<threads>, network/network_pick.hpp)
 //   claims   the traces tuning runs are building and measuring now, with their trial numbers
 //   jobs     the queue of distributed measurement: candidates for `attune worker`s (queue.cpp)
 //   runs     what started each tuning run: its command line, the attune and the machine
@@ -171,7 +172,7 @@ struct RunInfo {
 struct ModelBlob {
   std::int64_t id = 0;
   std::string target;
-  std::string kind;  // "V" (validity), "P" (static performance), "A" (post-compile), ...
+  std::string kind;  // "V" (validity), "P" (static performance), "A" (post-compile), "network-pick/2", ...
   std::string blob;  // raw bytes (XGBoost's saved model)
   std::string created_at;
 };

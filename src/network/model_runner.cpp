@@ -20,8 +20,10 @@ using graph::HostTensor;
 struct ModelRunner::Impl {
   graph::ModelPlan plan;
   int threads = 1;
-  std::vector<TaskKernel> info;
-  std::vector<LoadedKernel> kernels;
+  std::vector<TaskKernel> info;                      // per task: the alternative it runs
+  std::vector<std::vector<TaskKernel>> alternatives;  // per task
+  std::vector<std::vector<LoadedKernel>> kernels;     // per task, per alternative
+  std::vector<int> chosen;                            // per task
   BufferPlan buffers;
   AlignedFloats arena;                 // kBufferAlign-aligned like the buffers kernels were timed on
   std::vector<AlignedFloats> inputs;  // the current run's, per graph input
@@ -65,14 +67,30 @@ ModelRunner::ModelRunner(graph::ModelPlan plan, const ModelRunOptions& o) : impl
   m.plan = std::move(plan);
   m.threads = effective_threads(o.threads);
   check_model_memory(m.plan, o.max_memory);  // before anything is built or allocated
-  TaskArtifacts a = task_artifacts(m.plan, o.target, o.db_path, m.threads);
-  m.info = std::move(a.info);
-  const auto built = Builder().build_batch(a.artifacts);
-  for (std::size_t t = 0; t < built.size(); ++t) {
-    if (!built[t].ok)
-      throw Error("run-model: task " + std::to_string(t) + " (" + m.plan.tasks[t].label + ") does not compile: " + built[t].error);
-    m.kernels.emplace_back(built[t].so_path, a.artifacts[t].entry);
+  TaskArtifacts a = task_artifacts(m.plan, o.target, o.db_path, m.threads, o.alternatives);
+  m.info = a.info;
+  // Every task's kernels in one batch (the builder compiles them in parallel).
+  std::vector<Artifact> all;
+  std::vector<std::size_t> task_of;
+  for (std::size_t t = 0; t < a.artifacts.size(); ++t) {
+    m.alternatives.push_back({a.info[t]});
+    all.push_back(std::move(a.artifacts[t]));
+    task_of.push_back(t);
+    for (std::size_t k = 0; k < a.runner_up_artifacts[t].size(); ++k) {
+      m.alternatives[t].push_back(a.runner_up_info[t][k]);
+      all.push_back(std::move(a.runner_up_artifacts[t][k]));
+      task_of.push_back(t);
+    }
   }
+  const auto built = Builder().build_batch(all);
+  m.kernels.resize(a.artifacts.size());
+  for (std::size_t b = 0; b < built.size(); ++b) {
+    const std::size_t t = task_of[b];
+    if (!built[b].ok)
+      throw Error("run-model: task " + std::to_string(t) + " (" + m.plan.tasks[t].label + ") does not compile: " + built[b].error);
+    m.kernels[t].emplace_back(built[b].so_path, all[b].entry);
+  }
+  m.chosen.assign(m.kernels.size(), 0);
   m.buffers = plan_buffers(m.plan);
   m.arena.assign(m.buffers.arena.total / 4 + 16, 0.0f);
   m.inputs.resize(m.plan.graph.inputs.size());
@@ -101,7 +119,7 @@ std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs, 
     ptrs.clear();
     for (int v : step.args) ptrs.push_back(m.data(v));
     const auto t0 = std::chrono::steady_clock::now();
-    m.kernels[step.task](ptrs.data());
+    m.kernels[step.task][m.chosen[step.task]](ptrs.data());
     if (task_seconds)
       (*task_seconds)[step.task] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -116,6 +134,16 @@ std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs, 
 
 const graph::ModelPlan& ModelRunner::plan() const { return impl_->plan; }
 const std::vector<TaskKernel>& ModelRunner::kernels() const { return impl_->info; }
+const std::vector<TaskKernel>& ModelRunner::alternatives(int task) const { return impl_->alternatives.at(task); }
+
+void ModelRunner::choose(int task, int alternative) {
+  Impl& m = *impl_;
+  const auto& options = m.alternatives.at(task);
+  if (alternative < 0 || alternative >= static_cast<int>(options.size()))
+    throw InternalError("task " + std::to_string(task) + " has no alternative " + std::to_string(alternative));
+  m.chosen[task] = alternative;
+  m.info[task] = options[alternative];
+}
 std::int64_t ModelRunner::arena_bytes() const { return impl_->buffers.arena.total; }
 std::int64_t ModelRunner::unshared_bytes() const { return impl_->buffers.arena.unshared; }
 

@@ -24,6 +24,9 @@ struct ModelRunOptions {
   // Bytes the weights, the arena and the inputs and outputs may take together, checked before
   // any is allocated (0: half of physical memory); Error beyond it.
   std::uint64_t max_memory = 0;
+  // Kernels loaded per task: the tuned best and the next fastest verified records, up to this
+  // many, for choose() (network_pick.hpp). 1: the one kernel each task runs.
+  int alternatives = 1;
 };
 
 struct TaskKernel {
@@ -31,6 +34,7 @@ struct TaskKernel {
   std::int64_t record = 0;   // the record it was rebuilt from (tuned)
   double tuned_seconds = 0;  // what tuning measured for it (tuned)
   std::string why_default;   // untuned although the database has a record: why it was not used
+  bool picked = false;       // the network pick's choice over the tuned best (network_pick.hpp)
 };
 
 class ModelRunner {
@@ -49,7 +53,11 @@ class ModelRunner {
                                      std::vector<double>* task_seconds = nullptr);
 
   const graph::ModelPlan& plan() const;
-  const std::vector<TaskKernel>& kernels() const;  // per task
+  const std::vector<TaskKernel>& kernels() const;  // per task: the kernel it runs now
+  // The kernels loaded for `task` (options.alternatives), the one it started with first, and
+  // which one it runs from the next run() on.
+  const std::vector<TaskKernel>& alternatives(int task) const;
+  void choose(int task, int alternative);
   std::int64_t arena_bytes() const;                // intermediates, after sharing
   std::int64_t unshared_bytes() const;             // the same without sharing
 

@@ -120,6 +120,23 @@ ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions&
   }
   r.elapsed_s = elapsed();
   r.estimate_s = estimate(plan, r.tasks, &r.tasks_with_kernel);
+  if (r.interrupted)
+    r.pick.skipped = "interrupted";
+  else if (o.pick_alternatives <= 1)
+    r.pick.skipped = "not asked for";
+  else if (r.tasks_with_kernel == 0)
+    r.pick.skipped = "no task has a verified kernel";
+  else {
+    NetworkPickOptions po;
+    po.target = o.target;
+    po.db_path = o.db_path;
+    po.threads = o.threads;
+    po.alternatives = o.pick_alternatives;
+    po.rounds = o.pick_rounds;
+    po.max_memory = o.max_memory;
+    po.log = o.log;
+    r.pick = pick_in_network(plan, po);
+  }
   return r;
 }
 

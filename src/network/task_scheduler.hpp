@@ -23,6 +23,7 @@
 
 #include "db/db.hpp"
 #include "graph/plan.hpp"
+#include "network/network_pick.hpp"
 
 namespace attune::network {
 
@@ -39,6 +40,11 @@ struct ModelTuneOptions {
   std::uint64_t max_memory = 0;  // per task, as attune tune --max-memory (0: half of physical memory)
   std::string workers = "local";  // "remote": measured by `attune worker`s (TuneOptions::workers)
   std::function<void(const std::string&)> log;  // one line per round (progress)
+  // After the budget: each task's kernel picked among its this many fastest by their time in
+  // the network (network_pick.hpp); 0 or 1: no pick. Not inside time_s: it runs the network
+  // pick_rounds x pick_alternatives times and builds the kernels it tries.
+  int pick_alternatives = 4;
+  int pick_rounds = 8;
 };
 
 struct TaskTuneState {
@@ -58,6 +64,7 @@ struct ModelTuneResult {
   double estimate_s = 0;       // sum of weight x best time over tasks with one
   int tasks_with_kernel = 0;   // tasks with a verified record
   int interrupted = 0;         // the signal that stopped the run, 0 when none did
+  NetworkPickResult pick;      // its skipped says why when no pick ran
 };
 
 ModelTuneResult tune_model(const graph::ModelPlan& plan, const ModelTuneOptions& options);

@@ -9,60 +9,17 @@
 #include <random>
 
 #include "attune/attune.hpp"
-#include "temp_dir.hpp"
+#include "graph/onnx_test_util.hpp"
 
 namespace attune {
 namespace {
-
-// The model file and database of this test process, removed when it exits.
-const std::filesystem::path& scratch() {
-  static const test::TempDir dir("attune-model-test");
-  return dir.path;
-}
-
-// y = Relu(x W + b), x [M, K], W [K, N], b [N]
-std::string write_gemm_relu(int M, int K, int N, std::vector<float>& w, std::vector<float>& b, std::mt19937& rng) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
-  auto* g = m.mutable_graph();
-  auto* in = g->add_input();
-  in->set_name("x");
-  auto* tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(M);
-  tt->mutable_shape()->add_dim()->set_dim_value(K);
-  auto init = [&](const char* name, std::vector<long> dims, std::vector<float>& data) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    long n = 1;
-    for (long d : dims) t->add_dims(d), n *= d;
-    data.resize(n);
-    for (auto& v : data) v = std::normal_distribution<float>()(rng), t->add_float_data(v);
-  };
-  init("W", {K, N}, w);
-  init("b", {N}, b);
-  auto* gemm = g->add_node();
-  gemm->set_op_type("Gemm");
-  for (const char* i : {"x", "W", "b"}) gemm->add_input(i);
-  gemm->add_output("h");
-  auto* relu = g->add_node();
-  relu->set_op_type("Relu");
-  relu->add_input("h");
-  relu->add_output("y");
-  g->add_output()->set_name("y");
-  const auto path = scratch() / "gemm_relu.onnx";
-  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-  return path.string();
-}
 
 TEST(ModelApi, SmallNetworkEqualsHandComputation) {
   std::mt19937 rng(5);
   const int M = 5, K = 7, N = 9;
   std::vector<float> w, b;
-  const std::string path = write_gemm_relu(M, K, N, w, b, rng);
-  const auto db = scratch() / "model.db";
+  const std::string path = test::write_model("gemm_relu.onnx", test::gemm_relu_model(M, K, N, w, b, rng));
+  const auto db = test::test_temp_dir() / "model.db";
   Session session("cpu", db.string());
   const Model model = session.load_model(path, {.threads = 1, .shapes = {}});
   ASSERT_EQ(model.inputs().size(), 1u);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,42 @@ inline onnx::ModelProto relu_model(std::vector<long> dims = {2, 3}, int opset = 
   n->set_name("the_node");
   n->add_input("x");
   n->add_output("y");
+  g->add_output()->set_name("y");
+  return m;
+}
+
+// y = Relu(x W + b), x [M, K], W [K, N] and b [N] drawn from `rng` (and returned in w, b).
+inline onnx::ModelProto gemm_relu_model(int M, int K, int N, std::vector<float>& w, std::vector<float>& b,
+                                        std::mt19937& rng) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(M);
+  tt->mutable_shape()->add_dim()->set_dim_value(K);
+  auto init = [&](const char* name, std::vector<long> dims, std::vector<float>& data) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    long n = 1;
+    for (long d : dims) t->add_dims(d), n *= d;
+    data.resize(n);
+    for (auto& v : data) v = std::normal_distribution<float>()(rng), t->add_float_data(v);
+  };
+  init("W", {K, N}, w);
+  init("b", {N}, b);
+  auto* gemm = g->add_node();
+  gemm->set_op_type("Gemm");
+  for (const char* i : {"x", "W", "b"}) gemm->add_input(i);
+  gemm->add_output("h");
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("h");
+  relu->add_output("y");
   g->add_output()->set_name("y");
   return m;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `attune tune-model` on the small ResNet: the warm-up round tunes every task into the database,
 # `run-model --db` then runs the tuned kernels and still equals PyTorch; a second run resumes
-# (no warm-up again); SIGINT stops a run with exit 130 and its summary, keeping what it measured.
+# (no warm-up again) and ends with the network pick, whose kernels run-model then runs; SIGINT
+# stops a run with exit 130 and its summary, keeping what it measured.
 #   tune_model_test.sh ATTUNE SOURCE_DIR
 set -euo pipefail
 attune=$1
@@ -30,7 +31,7 @@ grep -q "tasks tuned" "$work/tune1.txt"
 
 "$attune" run-model "$m" --input "input=$work/resnet_tiny.input.npy" --output "$work/out" --db "$work/t.db" --threads 1 > "$work/run.txt" 2>&1
 cat "$work/run.txt"
-grep -q "($tasks tuned, 0 default)" "$work/run.txt"
+grep -q "($tasks tuned, 0 default, " "$work/run.txt"
 /usr/bin/python3 "$src/tests/network/compare_npy.py" "$work/out/output.npy" "$work/resnet_tiny.torch.npy" 1e-4
 
 # Resumed: every task already has its warm-up trials, so the first round goes to one task by gain.
@@ -38,6 +39,15 @@ grep -q "($tasks tuned, 0 default)" "$work/run.txt"
 cat "$work/tune2.txt"
 [ "$(grep -c '^\[' "$work/tune2.txt")" -ge 1 ]
 ! grep -q "0/$tasks tasks tuned" "$work/tune2.txt"
+# A run that ends by its budget ends with the network pick; run-model then runs what it picked
+# (the same count) and the output is still right. (The SIGINTed run above made no pick.)
+grep -q "network pick: none (interrupted)" "$work/tune1.txt"
+picked=$(sed -n 's/^network pick: \([0-9]*\) of '"$tasks"' tasks run another.*/\1/p' "$work/tune2.txt")
+[ -n "$picked" ]
+"$attune" run-model "$m" --input "input=$work/resnet_tiny.input.npy" --output "$work/out1" --db "$work/t.db" --threads 1 > "$work/run1.txt" 2>&1
+cat "$work/run1.txt"
+grep -q "($tasks tuned, 0 default, $picked picked in the network)" "$work/run1.txt"
+/usr/bin/python3 "$src/tests/network/compare_npy.py" "$work/out1/output.npy" "$work/resnet_tiny.torch.npy" 1e-4
 
 # A record whose rebuilt kernel is not the one measured (here: its recorded source hash altered,
 # as after an attune upgrade changed the code generator) does not stop the model: that task runs
@@ -45,6 +55,6 @@ cat "$work/tune2.txt"
 sqlite3 "$work/t.db" "UPDATE records SET features = json_set(features, '$.source_sha256', 'f00d') WHERE status = 'ok'"
 "$attune" run-model "$m" --input "input=$work/resnet_tiny.input.npy" --output "$work/out2" --db "$work/t.db" --threads 1 > "$work/run2.txt" 2>&1
 cat "$work/run2.txt"
-grep -q "(0 tuned, $tasks default)" "$work/run2.txt"
+grep -q "(0 tuned, $tasks default, 0 picked" "$work/run2.txt"
 grep -q "is untuned: default schedule (record [0-9]*: the kernel rebuilt from its trace is not the one measured" "$work/run2.txt"
 /usr/bin/python3 "$src/tests/network/compare_npy.py" "$work/out2/output.npy" "$work/resnet_tiny.torch.npy" 1e-4
