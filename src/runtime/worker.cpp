@@ -55,21 +55,34 @@ Buffer load_reference(const std::string& path, const Buffer& like) {
 
 constexpr std::size_t kCacheLine = 64;  // bytes, on every x86 this runs on
 
+// Pushes every line this process has in the caches out of them by reading through a buffer
+// half again as large as the last-level cache (sysconf's size, else 32 MiB). What it reaches
+// that nothing else can: the workspaces a kernel keeps between calls (pack buffers over 64 KiB
+// are per-thread statics, codegen's pack), its code and its page-table entries. In a network
+// the steps between two calls of a kernel evict all of them, so a kernel that packs a 4 MiB
+// weight into its workspace on every call ran 1.25x its time alone there, where the workspace
+// stayed in L3 from the call before (docs/results/models-2026-12-06.md).
+void scrub_caches() {
+  static std::vector<char> scrub = [] {
+    const long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const std::size_t bytes = static_cast<std::size_t>(llc > 0 ? llc : 32L << 20);
+    return std::vector<char>(bytes + bytes / 2, 1);
+  }();
+  volatile char sink = 0;
+  for (std::size_t i = 0; i < scrub.size(); i += kCacheLine) sink = sink + scrub[i];
+}
+
 // Writes back and drops every cache line of [p, p + bytes) from every level of the cache, so
 // that the next read comes from memory.
 void evict_from_cache(const void* p, std::size_t bytes) {
-  const auto* c = static_cast<const char*>(p);
 #if defined(__x86_64__) || defined(__i386__)
+  const auto* c = static_cast<const char*>(p);
   for (std::size_t i = 0; i < bytes; i += kCacheLine) __builtin_ia32_clflush(c + i);
   if (bytes) __builtin_ia32_clflush(c + bytes - 1);
   __builtin_ia32_mfence();
 #else
-  // No portable flush: read through a scrub buffer of 256 MiB, far beyond any last-level cache,
-  // which pushes the buffer's lines out as a real caller's other work would.
-  (void)c;
-  static std::vector<char> scrub(std::size_t{256} << 20, 1);
-  volatile char sink = 0;
-  for (std::size_t i = 0; i < scrub.size(); i += kCacheLine) sink = sink + scrub[i];
+  (void)p, (void)bytes;
+  scrub_caches();  // no portable flush: the scrub pushes the buffer's lines out with the rest
 #endif
 }
 
@@ -100,10 +113,10 @@ NetworkRoles network_roles(const Op& op, std::vector<Buffer>& buffers) {
 // wrote itself, a kernel whose split reads the other core's half looks as fast as one that
 // does not. Timed after this, a split that disagrees with the blocks pays for it. It does not
 // make the network's steps agree where the space offers no such split or another one still
-// times faster (docs/results/models-2026-12-06.md). Nothing to do at one thread.
+// times faster (docs/results/models-2026-12-06.md). At one thread it brings the activations
+// back into the cache after scrub_caches(), dirty, as the step before leaves them.
 void place_as_network_writes(const std::vector<Buffer*>& buffers) {
   const int threads = omp_get_max_threads();
-  if (threads <= 1) return;
   for (Buffer* b : buffers) {
     auto* bytes = static_cast<volatile unsigned char*>(b->data());
     const auto lines = static_cast<std::int64_t>((b->bytes() + kCacheLine - 1) / kCacheLine);
@@ -115,12 +128,13 @@ void place_as_network_writes(const std::vector<Buffer*>& buffers) {
 // Calls the kernel `number` times per repeat (enough to last min_repeat_s) and records the
 // time per call. Stops after min_repeats once the running median settles, the time budget is
 // spent, or max_repeats is reached. For a network task, every repeat is one call, and before it
-// (outside the timed span) the weights are evicted from the cache and the activations placed as
-// the network's previous step leaves them.
+// (outside the timed span) the weights are evicted from the cache, everything else the kernel
+// left there scrubbed out, and the activations placed as the network's previous step leaves them.
 std::vector<double> time_kernel(Kernel kernel, void* const* args, const WorkerRequest& req, const NetworkRoles& roles) {
   auto as_in_the_network = [&] {
     if (!roles.network_task()) return;
     for (const Buffer* b : roles.weights) evict_from_cache(b->data(), b->bytes());
+    scrub_caches();
     place_as_network_writes(roles.activations);
   };
   as_in_the_network();
