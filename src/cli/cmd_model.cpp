@@ -192,7 +192,8 @@ int run_run_model(const ModelArgs& a) {
   std::cout << "run-model: " << runner.plan().steps.size() << " steps, " << runner.kernels().size() << " kernels ("
             << runner.kernels().size() - untuned << " tuned, " << untuned << " default, " << picked
             << " picked in the network), arena "
-            << runner.arena_bytes() / 1024 << " KiB (" << runner.unshared_bytes() / 1024 << " KiB unshared)\n";
+            << runner.arena_bytes() / 1024 << " KiB (" << runner.unshared_bytes() / 1024 << " KiB unshared), "
+            << runner.packed_bytes() / 1024 << " KiB of weights packed at load\n";
   return 0;
 }
 

@@ -4,7 +4,8 @@
 // libgen/out_dir.hpp):
 //   include/NAME.h        NAME_open(weights file) / NAME_infer(model, inputs, outputs) / NAME_close
 //   src/NAME_model.c      the steps in order over one arena (buffer_plan.hpp), weights at fixed
-//                         offsets of the weights blob
+//                         offsets of the weights blob; a kernel that packs a weight into its own
+//                         layout (codegen/artifact.hpp) gets it packed once, in NAME_open
 //   src/kernels/NAME_task<k>.c   each task's kernel: the database's best verified record, else
 //                         its default kernel (task_kernels.hpp), entry renamed
 //   NAME.weights          every constant the steps read, pre-packed in its layout's order

@@ -27,6 +27,31 @@ struct ModelRunner::Impl {
   BufferPlan buffers;
   AlignedFloats arena;                 // kBufferAlign-aligned like the buffers kernels were timed on
   std::vector<AlignedFloats> inputs;  // the current run's, per graph input
+  // Per step: the weights its kernel packs, packed by it at load (prepack()), and pointers to them.
+  std::vector<std::vector<AlignedFloats>> packed;
+  std::vector<std::vector<void*>> packed_pointers;
+
+  const LoadedKernel& kernel(const graph::Step& step) const { return kernels[step.task][chosen[step.task]]; }
+
+  std::vector<void*> args(const graph::Step& step) {
+    std::vector<void*> r;
+    for (int v : step.args) r.push_back(data(v));
+    return r;
+  }
+
+  // Packs the weights of step `s` for the kernel it runs now (none when that kernel packs none).
+  // Reads nothing but the step's weights, which stay as loaded.
+  void prepack(std::size_t s) {
+    const auto& step = plan.steps[s];
+    const Prepack& p = kernel(step).prepack();
+    packed[s].clear();
+    packed_pointers[s].clear();
+    for (std::size_t bytes : p.bytes) {
+      packed[s].emplace_back(bytes / sizeof(float));
+      packed_pointers[s].push_back(packed[s].back().data());
+    }
+    if (p) p.pack(args(step).data(), packed_pointers[s].data());
+  }
 
   float* data(int v) {
     const auto p = buffers.at(plan, v);
@@ -41,12 +66,13 @@ struct ModelRunner::Impl {
 
 namespace {
 
-// The weights, the arena (as the plan will lay it out) and the graph's inputs and outputs,
-// against the limit, before anything is allocated (runtime/memory_estimate.hpp's rule for ops).
-void check_model_memory(const graph::ModelPlan& plan, std::uint64_t limit) {
+// The weights, the arena (as the plan will lay it out), the graph's inputs and outputs and the
+// `packed` bytes of weights the kernels pack at load, against the limit, before any of them is
+// allocated (runtime/memory_estimate.hpp's rule for ops).
+void check_model_memory(const graph::ModelPlan& plan, std::uint64_t limit, std::uint64_t packed) {
   if (limit == 0) limit = default_memory_limit();
   const auto& g = plan.graph;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = packed;
   std::vector<bool> seen(g.values.size());
   auto count = [&](int v) {
     const int r = plan.storage[v];
@@ -66,24 +92,22 @@ ModelRunner::ModelRunner(graph::ModelPlan plan, const ModelRunOptions& o) : impl
   Impl& m = *impl_;
   m.plan = std::move(plan);
   m.threads = effective_threads(o.threads);
-  check_model_memory(m.plan, o.max_memory);  // before anything is built or allocated
+  check_model_memory(m.plan, o.max_memory, 0);  // before anything is built or allocated
   TaskArtifacts a = task_artifacts(m.plan, o.target, o.db_path, m.threads, o.alternatives);
-  m.info = a.info;
   // Every task's kernels in one batch (the builder compiles them in parallel).
   std::vector<Artifact> all;
   std::vector<std::size_t> task_of;
-  for (std::size_t t = 0; t < a.artifacts.size(); ++t) {
-    m.alternatives.push_back({a.info[t]});
-    all.push_back(std::move(a.artifacts[t]));
-    task_of.push_back(t);
-    for (std::size_t k = 0; k < a.runner_up_artifacts[t].size(); ++k) {
-      m.alternatives[t].push_back(a.runner_up_info[t][k]);
-      all.push_back(std::move(a.runner_up_artifacts[t][k]));
+  for (std::size_t t = 0; t < a.tasks.size(); ++t) {
+    m.info.push_back(a.tasks[t][0].info);
+    m.alternatives.emplace_back();
+    for (auto& c : a.tasks[t]) {
+      m.alternatives[t].push_back(c.info);
+      all.push_back(std::move(c.artifact));
       task_of.push_back(t);
     }
   }
   const auto built = Builder().build_batch(all);
-  m.kernels.resize(a.artifacts.size());
+  m.kernels.resize(a.tasks.size());
   for (std::size_t b = 0; b < built.size(); ++b) {
     const std::size_t t = task_of[b];
     if (!built[b].ok)
@@ -91,9 +115,17 @@ ModelRunner::ModelRunner(graph::ModelPlan plan, const ModelRunOptions& o) : impl
     m.kernels[t].emplace_back(built[b].so_path, all[b].entry);
   }
   m.chosen.assign(m.kernels.size(), 0);
+  std::uint64_t packed = 0;
+  for (const auto& step : m.plan.steps)
+    for (std::size_t b : m.kernel(step).prepack().bytes) packed += b;
+  check_model_memory(m.plan, o.max_memory, packed);
   m.buffers = plan_buffers(m.plan);
   m.arena.assign(m.buffers.arena.total / 4 + 16, 0.0f);
   m.inputs.resize(m.plan.graph.inputs.size());
+  m.packed.resize(m.plan.steps.size());
+  m.packed_pointers.resize(m.plan.steps.size());
+  omp_set_num_threads(m.threads);
+  for (std::size_t s = 0; s < m.plan.steps.size(); ++s) m.prepack(s);
 }
 
 ModelRunner::~ModelRunner() = default;
@@ -115,11 +147,16 @@ std::vector<HostTensor> ModelRunner::run(const std::vector<HostTensor>& inputs, 
   omp_set_num_threads(m.threads);
   std::vector<void*> ptrs;
   if (task_seconds) task_seconds->resize(m.plan.tasks.size(), 0.0);
-  for (const auto& step : m.plan.steps) {
+  for (std::size_t s = 0; s < m.plan.steps.size(); ++s) {
+    const auto& step = m.plan.steps[s];
     ptrs.clear();
     for (int v : step.args) ptrs.push_back(m.data(v));
+    const LoadedKernel& kernel = m.kernel(step);
     const auto t0 = std::chrono::steady_clock::now();
-    m.kernels[step.task][m.chosen[step.task]](ptrs.data());
+    if (const Prepack& p = kernel.prepack())
+      p.prepacked(ptrs.data(), m.packed_pointers[s].data());
+    else
+      kernel(ptrs.data());
     if (task_seconds)
       (*task_seconds)[step.task] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -141,10 +178,20 @@ void ModelRunner::choose(int task, int alternative) {
   const auto& options = m.alternatives.at(task);
   if (alternative < 0 || alternative >= static_cast<int>(options.size()))
     throw InternalError("task " + std::to_string(task) + " has no alternative " + std::to_string(alternative));
+  if (m.chosen[task] == alternative) return;
   m.chosen[task] = alternative;
   m.info[task] = options[alternative];
+  omp_set_num_threads(m.threads);
+  for (std::size_t s = 0; s < m.plan.steps.size(); ++s)
+    if (m.plan.steps[s].task == task) m.prepack(s);
 }
 std::int64_t ModelRunner::arena_bytes() const { return impl_->buffers.arena.total; }
 std::int64_t ModelRunner::unshared_bytes() const { return impl_->buffers.arena.unshared; }
+std::int64_t ModelRunner::packed_bytes() const {
+  std::int64_t n = 0;
+  for (const auto& step : impl_->packed)
+    for (const auto& b : step) n += static_cast<std::int64_t>(b.size() * sizeof(float));
+  return n;
+}
 
 }  // namespace attune::network

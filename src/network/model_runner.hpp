@@ -5,7 +5,9 @@
 // (search/tuner.hpp default_artifact) and the runner says so. Kernels are built once (the
 // build cache makes a second runner cheap) and loaded into this process. Intermediates live in
 // one arena laid out before the first run (memory_plan.hpp); views share their source's bytes;
-// weights are converted once at load. Not safe to run() from two threads at once.
+// weights are converted once at load, and a kernel that packs a weight whole (a pack at its
+// root) gets it packed once, at load, per step (codegen/artifact.hpp's prepacked entry). Not
+// safe to run() from two threads at once.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +62,7 @@ class ModelRunner {
   void choose(int task, int alternative);
   std::int64_t arena_bytes() const;                // intermediates, after sharing
   std::int64_t unshared_bytes() const;             // the same without sharing
+  std::int64_t packed_bytes() const;               // weights the running kernels packed at load
 
  private:
   struct Impl;

@@ -17,19 +17,14 @@ namespace attune::network {
 
 namespace {
 
-struct Candidate {
-  Artifact artifact;
-  TaskKernel info;
-};
-
 // The task's verified records fastest first (measured at `threads`, else at any count, as
 // Database::best ranks them), one per trace, rebuilt, up to `count`. A record this attune no
 // longer rebuilds to the kernel it measured (the code generator changed since) is passed over
 // for the next, up to a few; it is not a reason to refuse the model, and `why` says why the
 // first one failed when none was left.
-std::vector<Candidate> fastest(const Database& db, std::int64_t task_id, const Op& op, const Target& target,
+std::vector<TaskCandidate> fastest(const Database& db, std::int64_t task_id, const Op& op, const Target& target,
                                int threads, std::size_t count, std::string& why) {
-  std::vector<Candidate> r;
+  std::vector<TaskCandidate> r;
   std::set<std::int64_t> refused;
   std::set<std::string> taken;  // trace hashes
   const RecordFilter at_threads = measured_at(threads);
@@ -67,7 +62,7 @@ TaskArtifacts task_artifacts(const graph::ModelPlan& plan, const std::string& ta
   for (const auto& task : plan.tasks) {
     const Op op = parse_spec(task.spec);
     const std::string spec = canonical_spec(op);
-    std::vector<Candidate> found;
+    std::vector<TaskCandidate> found;
     std::string why;
     if (db)
       if (auto t = db->find_task(spec, target_name))
@@ -75,24 +70,15 @@ TaskArtifacts task_artifacts(const graph::ModelPlan& plan, const std::string& ta
     // The network's pick replaces the tuned best while that is still the record it beat.
     if (auto p = picks.find(spec); p != picks.end() && !found.empty() && found[0].info.record == p->second.over)
       if (auto rec = db->record(p->second.record); rec && rec->ok()) try {
-          Candidate picked{rebuild_recorded(op, target, *rec), {true, rec->id, rec->median_s, "", true}};
-          std::erase_if(found, [&](const Candidate& c) { return c.info.record == rec->id; });
+          TaskCandidate picked{rebuild_recorded(op, target, *rec), {true, rec->id, rec->median_s, "", true}};
+          std::erase_if(found, [&](const TaskCandidate& c) { return c.info.record == rec->id; });
           found.insert(found.begin(), std::move(picked));
         } catch (const Error&) {  // no longer rebuilds: the tuned best runs
         }
-    if (found.empty()) {
-      r.artifacts.push_back(default_artifact(op, target, threads));
-      r.info.push_back({false, 0, 0, why});
-    } else {
-      r.artifacts.push_back(std::move(found[0].artifact));
-      r.info.push_back(found[0].info);
-    }
-    r.runner_up_artifacts.emplace_back();
-    r.runner_up_info.emplace_back();
-    for (std::size_t k = 1; k < found.size() && static_cast<int>(k) < alternatives; ++k) {
-      r.runner_up_artifacts.back().push_back(std::move(found[k].artifact));
-      r.runner_up_info.back().push_back(found[k].info);
-    }
+    if (found.empty()) found.push_back({default_artifact(op, target, threads), {false, 0, 0, why}});
+    if (const auto n = static_cast<std::size_t>(std::max(1, alternatives)); found.size() > n)
+      found.erase(found.begin() + static_cast<std::ptrdiff_t>(n), found.end());
+    r.tasks.push_back(std::move(found));
   }
   return r;
 }

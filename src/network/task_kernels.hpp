@@ -13,13 +13,15 @@
 
 namespace attune::network {
 
+struct TaskCandidate {
+  Artifact artifact;
+  TaskKernel info;  // tuned (which record) or default
+};
+
 struct TaskArtifacts {
-  std::vector<Artifact> artifacts;  // per task
-  std::vector<TaskKernel> info;     // per task: tuned or default
-  // Per task, with `alternatives` > 1: the next fastest verified records after the tuned best
-  // (which is artifacts[t] unless a pick replaced it), up to alternatives - 1 of them.
-  std::vector<std::vector<Artifact>> runner_up_artifacts;
-  std::vector<std::vector<TaskKernel>> runner_up_info;
+  // Per task: the kernel it runs, then, with `alternatives` > 1, the next fastest verified
+  // records (the tuned best among them when a pick runs first), `alternatives` in all at most.
+  std::vector<std::vector<TaskCandidate>> tasks;
 };
 
 // Throws Error when the target is not a CPU this machine runs.

@@ -47,7 +47,12 @@ held=$(pg_query kill "SELECT count(*) FROM jobs WHERE state = 'claimed'")
 start_worker kill "$tmp/b.log" --lease 2 --exit-when-idle 8
 b=$W
 pids+=("$b")
-wait "$search" || { cat "$tmp/kill.err" "$tmp/a.log" "$tmp/b.log" >&2; exit 1; }
+wait "$search" || {
+  rc=$?
+  echo "queue_faults: the search whose worker was killed exited $rc; its stdout, stderr, then workers a and b:" >&2
+  cat "$tmp/kill.out" "$tmp/kill.err" "$tmp/a.log" "$tmp/b.log" >&2
+  exit 1
+}
 wait "$b"
 pids=()
 pg_check_exactly_once kill

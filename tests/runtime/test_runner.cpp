@@ -264,9 +264,6 @@ TEST(RunnerSetup, MissingWorkerIsAUserError) {
   EXPECT_THROW(Runner{o}, Error);
 }
 
-// At two threads a network task's activations are placed before each timed call as the
-// network's previous step leaves them (each thread writes its block back, runtime/worker.cpp):
-// the inputs and the output keep their values, so the check after timing still passes.
 // A network task (an op with a const weight) is timed after the weights are evicted, the caches
 // scrubbed and the activations written back in per-thread blocks: none of it changes a value, so
 // the result still passes the check made after timing (recheck), at one thread and at two.

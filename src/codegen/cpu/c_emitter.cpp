@@ -11,8 +11,52 @@
 
 namespace attune::cgen {
 
+namespace {
+
+// The buffer a root node fills when it is nothing but copies of const inputs into one local
+// buffer at function scope (a pack at "root", however later scheduled); "" otherwise.
+std::string root_pack_of(const LoopNest& nest, const Node& n) {
+  std::string buffer;
+  bool only_copies = true;
+  sched::for_each_stmt({n}, [&](const Stmt& s, const std::vector<const Node*>&) {
+    const auto* dst = nest.buffer(s.dst.tensor);
+    const bool copies_const = s.kind == StmtKind::copy && s.srcs.size() == 1 &&
+                              nest.op.tensor_index(s.srcs[0].tensor) >= 0 && nest.op.tensor(s.srcs[0].tensor).constant;
+    if (!copies_const || !dst || dst->kind != BufferKind::local || !dst->alloc_at.empty() || dst->in_registers ||
+        (!buffer.empty() && buffer != s.dst.tensor))
+      only_copies = false;
+    buffer = s.dst.tensor;
+  });
+  return only_copies ? buffer : "";
+}
+
+}  // namespace
+
 CEmitter::CEmitter(const LoopNest& nest, const CpuCodegenOptions& opts)
-    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32), env_(nest) {}
+    : nest_(nest), opts_(opts), lanes_(opts.vector_bits / 32), env_(nest) {
+  // Prepackable: written by root packs alone. Any other write (a statement outside such a
+  // nest) disqualifies the buffer.
+  std::set<std::string> packed, written_elsewhere;
+  for (const auto& n : nest_.body) {
+    const std::string b = root_pack_of(nest_, n);
+    if (!b.empty()) {
+      packed.insert(b);
+      continue;
+    }
+    sched::for_each_stmt({n}, [&](const Stmt& s, const std::vector<const Node*>&) { written_elsewhere.insert(s.dst.tensor); });
+  }
+  for (const auto& b : nest_.buffers)
+    if (packed.count(b.name) && !written_elsewhere.count(b.name)) prepackable_.push_back(&b);
+}
+
+bool CEmitter::is_prepackable(const std::string& buffer) const {
+  return std::any_of(prepackable_.begin(), prepackable_.end(), [&](const BufferDecl* b) { return b->name == buffer; });
+}
+
+bool CEmitter::packs_prepackable(const Node& n) const {
+  const std::string b = root_pack_of(nest_, n);
+  return !b.empty() && is_prepackable(b);
+}
 
 std::string CEmitter::var(const std::string& v) const {
   std::string s = "i_";
@@ -137,6 +181,7 @@ void CEmitter::line(const std::string& text) {
 void CEmitter::emit_allocs(const std::string& at) {
   for (const auto& b : nest_.buffers) {
     if (b.kind != BufferKind::local || b.alloc_at != at) continue;
+    if (part_ != BodyPart::whole && is_prepackable(b.name)) continue;  // the caller's packed[j]
     if (promoted(b.name)) {
       declare_promoted(b);
       continue;
@@ -165,6 +210,7 @@ void CEmitter::emit_workspaces() {
   for (const auto& b : nest_.buffers) {
     if (b.kind != BufferKind::local || promoted(b.name)) continue;
     if (static_cast<std::size_t>(b.numel()) * dtype_size(b.dtype) <= kStackBytes) continue;
+    if (part_ != BodyPart::whole && is_prepackable(b.name)) continue;
     line("static _Thread_local " + ctype(b.dtype) + "* " + b.name + "_ws = 0;");
   }
 }
@@ -296,16 +342,31 @@ void CEmitter::emit_stmt(const Stmt& s) {
     line("if (" + cond + ") " + text);
 }
 
-std::string CEmitter::function_body() {
+std::string CEmitter::function_body(BodyPart part) {
+  part_ = part;
   for (std::size_t i = 0; i < nest_.op.tensors.size(); ++i) {
     const auto& t = nest_.op.tensors[i];
     const bool out = t.name == nest_.op.output.tensor;
     line(std::string(out ? "" : "const ") + ctype(t.dtype) + "* restrict " + t.name + " = (" + (out ? "" : "const ") +
          ctype(t.dtype) + "*)buffers[" + std::to_string(i) + "];");
   }
-  emit_workspaces();
-  emit_allocs("");
-  emit_nodes(nest_.body);
+  if (part != BodyPart::whole)
+    for (std::size_t j = 0; j < prepackable_.size(); ++j) {
+      const std::string t = ctype(prepackable_[j]->dtype);
+      line(t + "* restrict " + prepackable_[j]->name + " = (" + t + "*)packed[" + std::to_string(j) + "];");
+    }
+  if (part != BodyPart::pack) {
+    emit_workspaces();
+    emit_allocs("");
+  }
+  for (const auto& n : nest_.body) {
+    const bool pack = packs_prepackable(n);
+    if (part != BodyPart::whole && pack != (part == BodyPart::pack)) continue;
+    if (n.is_loop())
+      emit_loop(n);
+    else
+      emit_stmt(n.stmt);
+  }
   return out_.str();
 }
 

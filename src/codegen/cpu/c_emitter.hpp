@@ -22,11 +22,20 @@ namespace attune::cgen {
 // Local buffers up to this size live on the stack; larger ones are per-thread heap workspaces.
 inline constexpr std::size_t kStackBytes = 64 * 1024;
 
+// Which function of the kernel ABI (codegen/artifact.hpp) a body is for: the whole kernel, the
+// pack of its prepackable buffers alone, or the rest, reading them from the caller's `packed`.
+enum class BodyPart { whole, pack, prepacked };
+
 class CEmitter {
  public:
   // `nest` is lowered (lower_cpu_nest).
   CEmitter(const LoopNest& nest, const CpuCodegenOptions& opts);
-  std::string function_body();  // the statements of attune_kernel
+  std::string function_body(BodyPart part = BodyPart::whole);
+
+  // The local buffers that nests at the function's root fill by copying const inputs, and that
+  // nothing else writes: their contents depend on the weights alone, so a caller can pack them
+  // once. In order of nest.buffers, which is the order of `packed`.
+  const std::vector<const BufferDecl*>& prepackable() const { return prepackable_; }
 
   // ---- shared helpers (c_emitter.cpp) ----
   const LoopNest& nest() const { return nest_; }
@@ -71,6 +80,8 @@ class CEmitter {
   void emit_stmt(const Stmt& s);
   void emit_allocs(const std::string& at);
   void emit_workspaces();
+  bool is_prepackable(const std::string& buffer) const;
+  bool packs_prepackable(const Node& root_node) const;  // a root copy nest filling one of them
   bool proven_divisible(const AffineExpr& e) const;  // by an enclosing stepped loop
   void emit_scattered_stmt(const Stmt& s, const std::string& v, std::int64_t base);
   void emit_vector_stmt(const Stmt& s, const std::string& v, std::int64_t base);
@@ -94,6 +105,8 @@ class CEmitter {
   std::ostringstream out_;
   RangeEnv env_;                   // consts: unrolled copies and vector chunks being printed
   std::vector<PhaseStep> proven_;  // tests the enclosing stepped loops make true
+  std::vector<const BufferDecl*> prepackable_;
+  BodyPart part_ = BodyPart::whole;
 };
 
 }  // namespace attune::cgen

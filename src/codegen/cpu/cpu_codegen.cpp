@@ -75,9 +75,23 @@ Artifact lower_cpu(const LoopNest& nest, const CpuCodegenOptions& options) {
   os << prelude(emitter.lanes());
   const bool math = nest.op.multi_stage() || nest.op.epilogue.value;
   if (math) os << cgen::math_prelude();
-  os << "void attune_kernel(void* const* buffers) {\n" << body << "}\n";
-
   Artifact a;
+  os << "void " << a.entry << "(void* const* buffers) {\n" << body << "}\n";
+  if (const auto& packed = emitter.prepackable(); !packed.empty()) {
+    // The same nest printed twice more, split at its root packs (artifact.hpp's ABI).
+    const PrepackSymbols sym = prepack_symbols(a.entry);
+    os << "\n/* Pre-packing: the packs of const inputs at the root, once, for a caller that keeps them. */\n";
+    for (const BufferDecl* b : packed)
+      a.packed_bytes.push_back((b->numel() * static_cast<std::int64_t>(dtype_size(b->dtype)) + 63) / 64 * 64);
+    os << "const long " << sym.packed_bytes << "[] = {";
+    for (std::int64_t bytes : a.packed_bytes) os << bytes << ", ";
+    os << "0};\n";
+    os << "void " << sym.pack << "(void* const* buffers, void* const* packed) {\n"
+       << cgen::CEmitter(lowered, options).function_body(cgen::BodyPart::pack) << "}\n";
+    os << "void " << sym.prepacked << "(void* const* buffers, void* const* packed) {\n"
+       << cgen::CEmitter(lowered, options).function_body(cgen::BodyPart::prepacked) << "}\n";
+  }
+
   a.language = "c";
   a.source = os.str();
   a.flags = cpu_kernel_flags(options.flags);
