@@ -173,7 +173,7 @@ struct ModelBlob {
   std::int64_t id = 0;
   std::string target;
   std::string kind;  // "V" (validity), "P" (static performance), "A" (post-compile), "network-pick/2", ...
-  std::string blob;  // raw bytes (XGBoost's saved model)
+  std::string blob;  // raw bytes: XGBoost's saved model, or a network pick's JSON (network_pick.hpp)
   std::string created_at;
 };
 
@@ -279,7 +279,7 @@ class Database {
   // ---- cost models ----
   std::int64_t save_model(const std::string& target, const std::string& kind, const std::string& blob);
   std::optional<ModelBlob> latest_model(const std::string& target, const std::string& kind) const;
-  std::vector<ModelBlob> models() const;  // every cost model, by id
+  std::vector<ModelBlob> models() const;  // every cost model and network pick, by id
 
   // Every record as one JSON object per line, by id, with its task's name, spec and target.
   void export_jsonl(std::ostream& out) const;
