@@ -73,10 +73,16 @@ constexpr std::size_t kCacheLine = 64;  // bytes, on every x86 this runs on
 // the steps between two calls of a kernel evict all of them, so a kernel that packs a 4 MiB
 // weight into its workspace on every call ran 1.25x its time alone there, where the workspace
 // stayed in L3 from the call before (docs/results/models-2026-12-06.md).
+//
+// No cache one core shares is larger than 128 MiB on the machines this runs on (a Zen CCD has
+// 32 or 96, Sapphire Rapids' whole L3 is up to 112.5); a VM's CPUID can report more (a Zen 5
+// guest said 508 MiB, and scrubbing 762 MiB before every repeat made a ResNet-50 trial take
+// 4x as long), so a size beyond that is taken as unknown.
 void scrub_caches() {
   static std::vector<char> scrub = [] {
+    constexpr long kUnknown = 32L << 20, kLargest = 128L << 20;
     const long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
-    const std::size_t bytes = static_cast<std::size_t>(llc > 0 ? llc : 32L << 20);
+    const std::size_t bytes = static_cast<std::size_t>(llc > 0 && llc <= kLargest ? llc : kUnknown);
     return std::vector<char>(bytes + bytes / 2, 1);
   }();
   volatile char sink = 0;

@@ -3,6 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -38,6 +39,19 @@ inline onnx::ModelProto relu_model(std::vector<long> dims = {2, 3}, int opset = 
   n->add_output("y");
   g->add_output()->set_name("y");
   return m;
+}
+
+// gemm_relu_model's output for input x [M, K], in double: the oracle its tests compare with.
+inline std::vector<double> gemm_relu_reference(int M, int K, int N, const std::vector<float>& x,
+                                               const std::vector<float>& w, const std::vector<float>& b) {
+  std::vector<double> y(static_cast<std::size_t>(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double acc = b[j];
+      for (int k = 0; k < K; ++k) acc += double(x[i * K + k]) * w[k * N + j];
+      y[i * N + j] = std::max(acc, 0.0);
+    }
+  return y;
 }
 
 // y = Relu(x W + b), x [M, K], W [K, N] and b [N] drawn from `rng` (and returned in w, b).

@@ -42,12 +42,8 @@ struct TunedGemmRelu {
   }
   void expect_right(const std::vector<graph::HostTensor>& out) const {
     ASSERT_EQ(out.size(), 1u);
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        double acc = b[j];
-        for (int k = 0; k < K; ++k) acc += double(x[i * K + k]) * w[k * N + j];
-        EXPECT_NEAR(out[0].f[i * N + j], std::max(acc, 0.0), 1e-4) << i << "," << j;
-      }
+    const std::vector<double> want = test::gemm_relu_reference(M, K, N, x, w, b);
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[0].f[i], want[i], 1e-4) << i;
   }
   std::vector<graph::HostTensor> inputs() const { return {graph::HostTensor::floats({M, K}, x)}; }
 };
@@ -133,7 +129,9 @@ TEST(NetworkPick, StoresWhatItReports) {
   for (std::size_t task = 0; task < r.tasks.size(); ++task) {
     EXPECT_EQ(runner.kernels()[task].picked, r.tasks[task].changed) << task;
     picked += runner.kernels()[task].picked;
-    if (r.tasks[task].changed) EXPECT_LT(r.tasks[task].picked_s, r.tasks[task].best_s);
+    if (r.tasks[task].changed) {
+      EXPECT_LT(r.tasks[task].picked_s, r.tasks[task].best_s);
+    }
   }
   EXPECT_EQ(picked, r.changed);
 }
