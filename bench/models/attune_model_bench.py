@@ -13,9 +13,10 @@ PyTorch eager and TorchScript (torch_run.py), each timing `runs` runs after a wa
 process, and reports the median of the rounds' medians. Speedups are ratios of medians of the
 same run; the PyTorch baseline is the faster of eager and TorchScript. The last line is
   geomean_speedup_vs_onnxruntime=X.XX geomean_speedup_vs_pytorch=Y.YY
-over models x thread counts. --json-out FILE also writes the results as JSON Lines (a
-model-bench.header line, then one model-bench.row per model and thread count) for
-`attune report --bench FILE`. Python and node are bench tools only; attune never needs them.
+over models x thread counts, after one such line per thread count (threads=T ...). --json-out
+FILE also writes the results as JSON Lines (a model-bench.header line, then one model-bench.row
+per model and thread count) for `attune report --bench FILE`. Python and node are bench tools
+only; attune never needs them.
 """
 import argparse
 import json
@@ -113,6 +114,7 @@ def main():
 
     emit({"kind": "model-bench.header", "cpu": cpu_model(), "command": " ".join([PY] + sys.argv), "db": a.db})
     ratios_ort, ratios_pt = [], []
+    by_threads = {t: ([], []) for t in a.threads}  # the goal holds per thread count, not only overall
     for name in a.models.split(","):
         model = os.path.join(a.work, name + ".onnx")
         inp = os.path.join(a.work, name + ".input.npy")
@@ -137,6 +139,8 @@ def main():
             emit({"kind": "model-bench.row", "model": name, "threads": t, "seconds": med})
             ratios_ort.append(r_ort)
             ratios_pt.append(r_pt)
+            by_threads[t][0].append(r_ort)
+            by_threads[t][1].append(r_pt)
             print(f"   {t} thread(s): attune {med['attune']*1e3:.2f} ms | onnxruntime {med['onnxruntime']*1e3:.2f} ms "
                   f"| pytorch eager {med['torch_eager']*1e3:.2f} ms, torchscript {med['torchscript']*1e3:.2f} ms "
                   f"| speedup vs onnxruntime {r_ort:.2f}, vs pytorch {r_pt:.2f}")
@@ -144,7 +148,10 @@ def main():
         for line in top_tasks(a, model, inp, a.threads[-1], a.work):
             print("     " + line)
     g = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
-    print(f"\ngeomean_speedup_vs_onnxruntime={g(ratios_ort):.2f} geomean_speedup_vs_pytorch={g(ratios_pt):.2f}")
+    print()
+    for t, (o, p) in by_threads.items():
+        print(f"threads={t} geomean_speedup_vs_onnxruntime={g(o):.2f} geomean_speedup_vs_pytorch={g(p):.2f}")
+    print(f"geomean_speedup_vs_onnxruntime={g(ratios_ort):.2f} geomean_speedup_vs_pytorch={g(ratios_pt):.2f}")
 
 
 if __name__ == "__main__":
