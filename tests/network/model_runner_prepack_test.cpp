@@ -14,6 +14,7 @@
 #include "graph/import.hpp"
 #include "graph/onnx_test_util.hpp"
 #include "ir/op.hpp"
+#include "network/gemm_relu_net.hpp"
 #include "network/model_library.hpp"
 #include "network/model_runner.hpp"
 #include "schedule/schedule.hpp"
@@ -25,23 +26,8 @@ namespace {
 
 constexpr int M = 5, K = 24, N = 48;
 
-struct GemmRelu {
-  std::vector<float> w, b, x;
-  std::string model, db;
-  graph::ModelPlan plan;
-  explicit GemmRelu(const std::string& name) {
-    std::mt19937 rng(5);
-    model = test::write_model(name + ".onnx", test::gemm_relu_model(M, K, N, w, b, rng));
-    db = (test::test_temp_dir() / (name + ".db")).string();
-    plan = graph::import_onnx(model);
-    x.resize(M * K);
-    for (auto& v : x) v = std::normal_distribution<float>()(rng);
-  }
-  void expect_right(const std::vector<graph::HostTensor>& out) const {
-    ASSERT_EQ(out.size(), 1u);
-    const std::vector<double> want = test::gemm_relu_reference(M, K, N, x, w, b);
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[0].f[i], want[i], 1e-4) << i;
-  }
+struct GemmRelu : test::GemmReluNet {
+  explicit GemmRelu(const std::string& name) : GemmReluNet(name, network::M, network::K, network::N, 5) {}
 };
 
 // The task's weight: its one const tensor.
@@ -94,7 +80,7 @@ TEST(ModelRunnerPrepack, PacksTheWeightOnceAndRunsTheModel) {
   ModelRunner runner(g.plan, ro);
   EXPECT_EQ(runner.kernels()[0].tuned_seconds, 1e-9);
   EXPECT_EQ(runner.packed_bytes(), (K * N * 4 + 63) / 64 * 64);
-  const std::vector<graph::HostTensor> in = {graph::HostTensor::floats({M, K}, g.x)};
+  const std::vector<graph::HostTensor> in = g.inputs();
   g.expect_right(runner.run(in));
   g.expect_right(runner.run(in));  // the packed copy is not consumed by a run
 

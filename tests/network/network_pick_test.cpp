@@ -12,6 +12,7 @@
 #include "graph/onnx_test_util.hpp"
 #include "ir/error.hpp"
 #include "ir/op.hpp"
+#include "network/gemm_relu_net.hpp"
 #include "network/model_runner.hpp"
 #include "network/network_pick.hpp"
 #include "search/tuner.hpp"
@@ -19,17 +20,10 @@
 namespace attune::network {
 namespace {
 
-struct TunedGemmRelu {
-  static constexpr int M = 6, K = 20, N = 40;
-  std::vector<float> w, b, x;
-  std::string model, db;
-  graph::ModelPlan plan;
-  TunedGemmRelu() {
-    std::mt19937 rng(11);
-    model = test::write_model("pick.onnx", test::gemm_relu_model(M, K, N, w, b, rng));
-    db = (test::test_temp_dir() / "pick.db").string();
-    plan = graph::import_onnx(model);
-    for (const auto& task : plan.tasks) {  // a few verified kernels per task, at one thread
+// Tuned a little at one thread: a few verified kernels for its task.
+struct TunedGemmRelu : test::GemmReluNet {
+  TunedGemmRelu() : GemmReluNet("pick", 6, 20, 40, 11) {
+    for (const auto& task : plan.tasks) {
       TuneOptions o;
       o.db_path = db;
       o.trials = 6;
@@ -37,15 +31,7 @@ struct TunedGemmRelu {
       o.seed = 3;
       tune(parse_spec(task.spec), o);
     }
-    x.resize(M * K);
-    for (auto& v : x) v = std::normal_distribution<float>()(rng);
   }
-  void expect_right(const std::vector<graph::HostTensor>& out) const {
-    ASSERT_EQ(out.size(), 1u);
-    const std::vector<double> want = test::gemm_relu_reference(M, K, N, x, w, b);
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[0].f[i], want[i], 1e-4) << i;
-  }
-  std::vector<graph::HostTensor> inputs() const { return {graph::HostTensor::floats({M, K}, x)}; }
 };
 
 ModelRunOptions at_one_thread(const std::string& db, int alternatives = 1) {
