@@ -6,13 +6,9 @@
 
 #include <dlfcn.h>
 
-#include <cmath>
 #include <cstdlib>
-#include <random>
 
 #include "db/db.hpp"
-#include "graph/import.hpp"
-#include "graph/onnx_test_util.hpp"
 #include "ir/op.hpp"
 #include "network/gemm_relu_net.hpp"
 #include "network/model_library.hpp"
@@ -26,9 +22,7 @@ namespace {
 
 constexpr int M = 5, K = 24, N = 48;
 
-struct GemmRelu : test::GemmReluNet {
-  explicit GemmRelu(const std::string& name) : GemmReluNet(name, network::M, network::K, network::N, 5) {}
-};
+test::GemmReluNet gemm_relu(const std::string& name) { return {name, M, K, N, 5}; }
 
 // The task's weight: its one const tensor.
 std::string weight_of(const Op& op) {
@@ -39,7 +33,7 @@ std::string weight_of(const Op& op) {
 
 // The gemm+relu model's database with a few tuned kernels and, fastest by far, one that packs
 // the weight at the root.
-void tune_with_a_root_pack(const GemmRelu& g) {
+void tune_with_a_root_pack(const test::GemmReluNet& g) {
   ASSERT_EQ(g.plan.tasks.size(), 1u);
   const Op op = parse_spec(g.plan.tasks[0].spec);
   ASSERT_FALSE(weight_of(op).empty()) << g.plan.tasks[0].spec;
@@ -71,7 +65,7 @@ void tune_with_a_root_pack(const GemmRelu& g) {
 }
 
 TEST(ModelRunnerPrepack, PacksTheWeightOnceAndRunsTheModel) {
-  const GemmRelu g("runner");
+  const test::GemmReluNet g = gemm_relu("runner");
   ASSERT_NO_FATAL_FAILURE(tune_with_a_root_pack(g));
   ModelRunOptions ro;
   ro.db_path = g.db;
@@ -93,7 +87,7 @@ TEST(ModelRunnerPrepack, PacksTheWeightOnceAndRunsTheModel) {
 }
 
 TEST(ModelRunnerPrepack, LibraryPacksAtOpen) {
-  const GemmRelu g("library");
+  const test::GemmReluNet g = gemm_relu("library");
   ASSERT_NO_FATAL_FAILURE(tune_with_a_root_pack(g));
   const auto dir = test::test_temp_dir() / "prepacklib";
   ModelLibraryOptions o;

@@ -4,12 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <random>
 
 #include "db/db.hpp"
-#include "graph/import.hpp"
-#include "graph/onnx_test_util.hpp"
 #include "ir/error.hpp"
 #include "ir/op.hpp"
 #include "network/gemm_relu_net.hpp"
