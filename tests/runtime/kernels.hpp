@@ -38,6 +38,21 @@ void attune_kernel(void* const* buffers) {
 )";
 
 // A store to an unmapped page (a non-null constant, so the compiler cannot prove it is UB).
+// kGood, but its first call sleeps 60 ms first: a cold first call (packing, first touch of its
+// workspace) that the timed calls do not repeat.
+inline std::string slow_first_call() {
+  return std::string("#include <time.h>\n#define attune_kernel good_kernel\n") + kGood +
+         "#undef attune_kernel\n"
+         "void attune_kernel(void* const* buffers) {\n"
+         "  static int calls = 0;\n"
+         "  if (calls++ == 0) {\n"
+         "    struct timespec t = {0, 60 * 1000 * 1000};\n"
+         "    nanosleep(&t, 0);\n"
+         "  }\n"
+         "  good_kernel(buffers);\n"
+         "}\n";
+}
+
 inline const char* const kSegfault = R"(
 void attune_kernel(void* const* buffers) {
   volatile int* p = (volatile int*)64;
