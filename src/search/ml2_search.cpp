@@ -12,8 +12,12 @@
 //      A only from valid measurements (a failure is a label for V, never a zero for P/A).
 // Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
 // trained on every earlier task's records, and uses them until it has kTrustOwn valid
-// measurements of its own; the transfer P orders the space's seed configs, measured first. At
-// the end the transfer models are retrained when this run added enough records, and saved.
+// measurements of its own. With a transfer A, the space's seed configs are its first round's proposals,
+// in the transfer P's order, compiled like any, and A picks which of them are measured (A, on
+// what the compiler made of each, picked 0.92-0.94 of a held-out op's best among them; the
+// seeds themselves differ 20x); without one the seeds are measured first, all of them, in P's
+// order. At the end the transfer models are retrained when this run added enough records, and
+// saved.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +70,9 @@ class Ml2Search final : public Strategy {
     return std::max(0, env_int("ATTUNE_ML2_ALPHA", space.cheap_compile() ? 3 : 2)) + 1;
   }
 
+  // With a transfer A, the seeds are proposed like any config and A chooses among them.
+  bool measures_seeds_first() const override { return !seeds_by_a_; }
+
   void begin(const StrategyContext& ctx) override {
     if (!ctx.db || !ctx.space) return;
     transfer_width_ = ctx.space->transfer_features(ctx.space->random_config(rng_)).size();
@@ -77,12 +84,13 @@ class Ml2Search final : public Strategy {
                       (transfer_->v && transfer_->v->columns() != transfer_width_) ||
                       (transfer_->a && transfer_->a->columns() != with_hidden)))
       transfer_.reset();
+    seeds_by_a_ = transfer_ && transfer_->p && transfer_->a;
   }
 
-  // The seeds are still measured first: a model of other op families is a guess about this
-  // one (trained on small ops, it once ranked unparallelized GEMMs first and ml2's own models,
-  // trained on what it proposed, never learnt otherwise), and the seeds are strong and varied.
-  // It decides their order.
+  // The seeds come first, whatever the models say: a model of other op families is a guess
+  // about this one (trained on small ops, P once ranked unparallelized GEMMs first and ml2's own
+  // models, trained on what it proposed, never learnt otherwise), and the seeds are strong and
+  // varied. P decides their order; with a transfer A, A then picks among them (first_round_seeds()).
   void order_seeds(const Space& space, std::vector<Config>& seeds) override {
     if (!transfer_ || !transfer_->p || seeds.size() < 2) return;
     const std::vector<float> score = transfer_->p->predict(inputs_.transfer_rows(space, seeds));
@@ -119,6 +127,10 @@ class Ml2Search final : public Strategy {
 
     const Scorer p = p_scorer(space);
     const Scorer v = v_scorer(space);
+    if (auto seeds = first_round_seeds(space, seen); !seeds.empty()) {
+      note_predictions(seeds, p, v);
+      return seeds;
+    }
     const int explore = std::max(1, static_cast<int>(n * kExplore));
     const int pool_n = kPoolFactor * n;
 
@@ -219,6 +231,19 @@ class Ml2Search final : public Strategy {
   }
 
  private:
+  // The space's seeds not seen yet, all at once in the first round, in the transfer P's order
+  // (seeds_by_a_ only): A picks the round's measurements among all of them, and those it passes
+  // over may come back later through P like any config. Handed out a round's share at a time,
+  // the later rounds measured the best of what P had ranked last: on a convolution 12
+  // measurements at 4x the best.
+  std::vector<Config> first_round_seeds(const Space& space, const std::set<Config>& seen) {
+    if (!seeds_by_a_ || seeds_proposed_) return {};
+    seeds_proposed_ = true;
+    std::vector<Config> out = space.untried_seeds(seen);
+    order_seeds(space, out);
+    return out;
+  }
+
   // P's score and V's probability of validity for the configs proposed (A's score is added in
   // select()), kept so that each record says what the models predicted for it.
   void note_predictions(const std::vector<Config>& out, const Scorer& p, const Scorer& v) {
@@ -297,6 +322,8 @@ class Ml2Search final : public Strategy {
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
   std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut"} per config
   int round_ = 0;
+  bool seeds_by_a_ = false;  // the seeds are proposed, and A picks among them (transfer A)
+  bool seeds_proposed_ = false;
   std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };
 

@@ -2,15 +2,19 @@
 // the target's cross-task models (model/transfer_model.hpp) rank first, compiled, checked
 // against the reference and timed once: no search at all.
 //
-// The pool is the space's seed configs when it has at least kCompiled of them (the register
+// The pool is the space's seed configs when it has at least kMinPool of them (the register
 // tiles and cache-blocked panels its code generator is known to run well), else an annealing
 // walk over P's scores plus random configs: a model trained on a few op families ranks well
 // inside the seeds but picks badly far from them (for gemm_512, trained on convolutions and
 // batched matmuls only, P's favourite of an open pool took 77 ms where the seeds' best took
 // 1.4). P ranks the pool, V moves what it predicts invalid to the back, the best kCompiled go
 // to the compiler, and A (after compiling, with the hidden features) picks the one that is
-// measured. Should that one fail, the next proposal is the next of P's ranking; after
-// kMaxFailures the run ends without a kernel. Once one is valid, nothing more is proposed.
+// measured. kCompiled covers a space's seeds (13-25 on AVX-512): P alone, before compiling,
+// cannot tell a tile that spills from one that does not, and which of the seeds is best
+// differs by op family; A sees the spills and the instruction mix, which mean the same in
+// every family. Compiling costs seconds; only the pick is timed. Should that one fail, the
+// next proposal is the next of P's ranking; after kMaxFailures the run ends without a kernel.
+// Once one is valid, nothing more is proposed.
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -27,7 +31,8 @@ namespace attune {
 namespace {
 
 constexpr int kPool = 512;         // P's candidates: annealed and random, half each
-constexpr int kCompiled = 3;       // compiled per pick, for A to choose among
+constexpr int kMinPool = 3;        // seeds needed to skip the open pool
+constexpr int kCompiled = 24;      // compiled per pick, for A to choose among
 constexpr int kMaxFailures = 4;    // picks that fail before the run gives up
 constexpr float kValidCut = 0.5f;  // V's P(valid) below which a config is not picked
 
@@ -88,11 +93,8 @@ class PredictSearch final : public Strategy {
   // P's ranking of a pool drawn around the seeds, V's rejects removed; kept best last.
   void rank(const Space& space, const std::set<Config>& seen, std::mt19937_64& rng) {
     const ScoreFn p = [&](const std::vector<Config>& cs) { return model_->p->predict(inputs_.transfer_rows(space, cs)); };
-    std::vector<Config> pool;
-    for (auto& c : space.seed_configs())
-      if (space.admissible(c) && !seen.count(c) && std::find(pool.begin(), pool.end(), c) == pool.end())
-        pool.push_back(std::move(c));
-    if (static_cast<int>(pool.size()) < kCompiled) {
+    std::vector<Config> pool = space.untried_seeds(seen);
+    if (static_cast<int>(pool.size()) < kMinPool) {
       const std::vector<Config> starts = pool;
       std::set<Config> taken(pool.begin(), pool.end());
       for (auto& c : anneal(space, p, kPool / 2, seen, starts, rng, anneal_options_for(space)))

@@ -1,7 +1,7 @@
 // What every Space shares: random configs, descriptions and the size of the space.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+
+#include <nlohmann/json.hpp>
 
 #include "search/tuner.hpp"
 
@@ -58,6 +58,13 @@ std::vector<float> Space::visible_features(const Config& c) const {
   const auto& ks = knobs();
   for (std::size_t i = 0; i < ks.size() && i < c.size(); ++i) f.push_back(static_cast<float>(ks[i].choices.at(c[i])));
   return f;
+}
+
+std::vector<Config> Space::untried_seeds(const std::set<Config>& tried) const {
+  std::vector<Config> out;
+  for (auto& c : seed_configs())
+    if (admissible(c) && !tried.count(c) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+  return out;
 }
 
 std::size_t Space::size() const {

@@ -41,11 +41,9 @@ class SpaceProposer : public Proposer {
     strategy_->begin(ctx_);
     // Zero-shot puts the seeds among its own candidates instead of measuring them first.
     if (!strategy_->measures_seeds_first()) return;
-    for (auto& c : space_->seed_configs()) {
-      const bool tried = std::any_of(history_.begin(), history_.end(), [&](const Trial& t) { return t.config == c; });
-      if (!tried && space_->admissible(c) && std::find(seeds_.begin(), seeds_.end(), c) == seeds_.end())
-        seeds_.push_back(c);
-    }
+    std::set<Config> tried;
+    for (const Trial& t : history_) tried.insert(t.config);
+    seeds_ = space_->untried_seeds(tried);
     strategy_->order_seeds(*space_, seeds_);
     std::reverse(seeds_.begin(), seeds_.end());  // taken from the back
   }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,8 @@ class Space {
   // prior: the register-tile micro-kernels its codegen is known to run well). They are
   // measured and recorded like any other candidate; none is assumed to be good.
   virtual std::vector<Config> seed_configs() const { return {}; }
+  // The admissible seed configs not in `tried`, each once, in seed_configs()' order.
+  std::vector<Config> untried_seeds(const std::set<Config>& tried) const;
   // Uniform over admissible configs by rejection; an armed space draws the arm first.
   virtual Config random_config(std::mt19937_64& rng) const;
   std::size_t size() const;  // product of choice counts (saturating)
