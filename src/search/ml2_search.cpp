@@ -71,7 +71,7 @@ class Ml2Search final : public Strategy {
   }
 
   // With a transfer A, the seeds are proposed like any config and A chooses among them.
-  bool measures_seeds_first() const override { return !seeds_by_a_; }
+  bool measures_seeds_first() const override { return !seeds_by_a(); }
 
   void begin(const StrategyContext& ctx) override {
     if (!ctx.db || !ctx.space) return;
@@ -84,7 +84,6 @@ class Ml2Search final : public Strategy {
                       (transfer_->v && transfer_->v->columns() != transfer_width_) ||
                       (transfer_->a && transfer_->a->columns() != with_hidden)))
       transfer_.reset();
-    seeds_by_a_ = transfer_ && transfer_->p && transfer_->a;
   }
 
   // The seeds come first, whatever the models say: a model of other op families is a guess
@@ -231,13 +230,17 @@ class Ml2Search final : public Strategy {
   }
 
  private:
+  // Whether the seeds are proposed like any config for A to choose among: with a transfer A
+  // (and the P that orders them), once begin() has loaded the transfer models.
+  bool seeds_by_a() const { return transfer_ && transfer_->p && transfer_->a; }
+
   // The space's seeds not seen yet, all at once in the first round, in the transfer P's order
-  // (seeds_by_a_ only): A picks the round's measurements among all of them, and those it passes
+  // (seeds_by_a() only): A picks the round's measurements among all of them, and those it passes
   // over may come back later through P like any config. Handed out a round's share at a time,
   // the later rounds measured the best of what P had ranked last: on a convolution 12
   // measurements at 4x the best.
   std::vector<Config> first_round_seeds(const Space& space, const std::set<Config>& seen) {
-    if (!seeds_by_a_ || seeds_proposed_) return {};
+    if (!seeds_by_a() || seeds_proposed_) return {};
     seeds_proposed_ = true;
     std::vector<Config> out = space.untried_seeds(seen);
     order_seeds(space, out);
@@ -322,7 +325,6 @@ class Ml2Search final : public Strategy {
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
   std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut"} per config
   int round_ = 0;
-  bool seeds_by_a_ = false;  // the seeds are proposed, and A picks among them (transfer A)
   bool seeds_proposed_ = false;
   std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };
