@@ -2,6 +2,14 @@
 //
 // unroll:    serial loop, extent <= 64, and at most 512 statement copies once every unrolled
 //            loop around it is expanded (keeps generated code small enough to compile fast).
+//            And at most 8192 statements as the compiler sees them (compiled_statements()):
+//            gcc -O3 peels short loops inside each copy, and the code generator prints a region
+//            that reads into padding three times (head, interior, tail). rn50_c5_3x3 with c
+//            split 64x8 and both parts unrolled is 512 copies, within the first limit, but
+//            41472 statements to gcc, which ran past its two-minute limit. Of 6200 random legal
+//            traces of the cpu.txt ops 27 are over 8192 (the smallest six took gcc 4-12 s, the
+//            next 106 s); the largest under it took 2-15 s. Two traces of the C-text fixture
+//            were over it too (12 s and 59 s); the estimate is coarse, the limit is for the tail.
 // vectorize: serial loop with only statements in its body (innermost), extent <= 64, and no
 //            carried dependence: every statement must write a different element per iteration
 //            (so a loop that carries a contraction's reduction is refused). One exception: a
@@ -10,6 +18,8 @@
 //            the loop (`omp simd reduction`), which only reorders the reduction.
 // parallel:  serial loop, not inside or around another parallel loop, no carried dependence:
 //            each write to a buffer that outlives one iteration must separate the iterations.
+#include <algorithm>
+
 #include "ir/error.hpp"
 #include "schedule/analysis.hpp"
 #include "schedule/transforms.hpp"
@@ -20,6 +30,11 @@ namespace {
 
 constexpr std::int64_t kMaxUnrollExtent = 64;
 constexpr std::int64_t kMaxUnrolledCopies = 512;
+constexpr std::int64_t kMaxCompiledStatements = 8192;
+constexpr std::int64_t kCompilerPeelsUpTo = 16;     // gcc's max-completely-peel-times
+constexpr std::int64_t kCompilerPeelsAtMost = 64;   // statements: ~ its max-completely-peeled-insns (200)
+constexpr int kBoundaryCopies = 3;                  // head, interior, tail (codegen/cpu/pass_split_tails.cpp)
+constexpr int kMaxBoundarySplits = 2;               // its kMaxSplitDepth
 
 Applicability must_be_serial(const Node* l, const std::string& name) {
   if (!l) return Applicability::no("no loop named '" + name + "'");
@@ -74,6 +89,53 @@ std::int64_t stmt_count(const std::vector<Node>& nodes) {
   return c;
 }
 
+// Statements the compiler sees for `nodes`: unrolled loops expanded, and a serial loop of at most
+// kCompilerPeelsUpTo iterations expanded too when the result stays small (gcc peels it
+// completely); a vectorized loop is one vector statement per statement. Saturates.
+std::int64_t compiled_size(const std::vector<Node>& nodes) {
+  std::int64_t c = 0;
+  for (const auto& n : nodes) {
+    if (!n.is_loop()) {
+      c = saturating_add(c, 1);
+      continue;
+    }
+    const std::int64_t body = compiled_size(n.body);
+    const std::int64_t all = saturating_mul(n.extent, body);
+    const bool peeled = n.kind == LoopKind::serial && n.extent <= kCompilerPeelsUpTo && all <= kCompilerPeelsAtMost;
+    c = saturating_add(c, n.kind == LoopKind::unrolled || peeled ? all : body);
+  }
+  return c;
+}
+
+// How many times the code generator prints the body of `loop`: a loop around it whose variable
+// reaches an access below it that may fall outside its tensor is printed as head, interior and
+// tail (at most kMaxBoundarySplits of them nest).
+std::int64_t boundary_copies(const LoopNest& nest, const Node& loop) {
+  int split = 0;
+  for (const auto& name : nest.path_to(loop.var)) {
+    const Node* p = nest.find_loop(name);
+    if (p == &loop || p->kind == LoopKind::unrolled) continue;
+    const auto vars = iteration_vars(*p);
+    bool checked = false;
+    for_each_stmt(loop.body, [&](const Stmt& s, const std::vector<const Node*>&) {
+      for_each_access(s, [&](const Access& a) {
+        const auto* b = nest.buffer(a.tensor);
+        if (checked || !b || b->kind == BufferKind::local) return;
+        for (std::size_t d = 0; d < a.index.size() && d < b->shape.size(); ++d) {
+          const AffineExpr& e = a.index[d];
+          if (e.divisor != 1 || std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return e.uses(v); })) continue;
+          const Range r = range_of(nest, e);
+          if (r.lo < 0 || r.hi >= b->shape[d]) checked = true;
+        }
+      });
+    });
+    split += checked;
+  }
+  std::int64_t copies = 1;
+  for (int i = 0; i < std::min(split, kMaxBoundarySplits); ++i) copies *= kBoundaryCopies;
+  return copies;
+}
+
 }  // namespace
 
 Applicability unroll_check(const LoopNest& nest, const Transform& t) {
@@ -93,6 +155,19 @@ Applicability unroll_check(const LoopNest& nest, const Transform& t) {
   if (copies > kMaxUnrolledCopies)
     return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) + " statements (limit " +
                              std::to_string(kMaxUnrolledCopies) + ")");
+  // The same region as the compiler will see it.
+  std::int64_t unrolled = l->extent;
+  for (const auto& name : nest.path_to(t.loop)) {
+    const Node* p = nest.find_loop(name);
+    if (p != l && p->kind == LoopKind::unrolled) unrolled = saturating_mul(unrolled, p->extent);
+  }
+  const std::int64_t body = compiled_size(l->body), printed = boundary_copies(nest, *l);
+  const std::int64_t compiled = saturating_mul(saturating_mul(unrolled, body), printed);
+  if (compiled > kMaxCompiledStatements)
+    return Applicability::no("unrolling '" + t.loop + "' would hand the compiler about " + std::to_string(compiled) +
+                             " statements (" + std::to_string(unrolled) + " copies of a body it expands to " +
+                             std::to_string(body) + (printed > 1 ? ", printed " + std::to_string(printed) + " times for the boundary" : "") +
+                             "; limit " + std::to_string(kMaxCompiledStatements) + ")");
   return Applicability::yes();
 }
 

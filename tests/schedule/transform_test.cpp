@@ -36,6 +36,30 @@ TEST(Refusals, Split) {
   EXPECT_EQ(refusal(p, Transform::split("m", {3, 4})), "loop 'm' is parallel; split before annotating");
 }
 
+// Unrolling is judged by what the compiler will see: gcc peels the short window loops inside
+// each copy, and the code generator prints a padded region three times per boundary. 64 x 8
+// unrolled copies of a 3x3 window took gcc over two minutes.
+TEST(Refusals, UnrollCountsWhatTheCompilerSees) {
+  const LoopNest n = initial_nest(op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1"));
+  LoopNest s = apply(n, Transform::split("c", {64, 8}));
+  s = apply(s, Transform::unroll("c.1"));  // 8 x 9 statements, 9 boundary copies: fine
+  EXPECT_EQ(refusal(s, Transform::unroll("c.0")),
+            "unrolling 'c.0' would hand the compiler about 41472 statements (64 copies of a body it expands to 72, "
+            "printed 9 times for the boundary; limit 8192)");
+  // Without padding the same nest is printed once: 4608 statements are fine.
+  const LoopNest u = initial_nest(op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=0"));
+  LoopNest v = apply(u, Transform::split("c", {64, 8}));
+  v = apply(v, Transform::unroll("c.1"));
+  EXPECT_EQ(refusal(v, Transform::unroll("c.0")), "applicable");
+  // A vectorized inner loop is one statement per copy, whatever its extent; a long serial loop
+  // stays a loop.
+  const LoopNest g = initial_nest(op_from_cli("gemm:M=64,N=64,K=64"));
+  LoopNest t = apply(g, Transform::split("n", {4, 16}));
+  t = apply(t, Transform::reorder({"m", "k", "n.0", "n.1"}));
+  t = apply(t, Transform::vectorize("n.1"));
+  EXPECT_EQ(refusal(t, Transform::unroll("n.0")), "applicable");
+}
+
 // Traces may come from anywhere: no numbers they hold may overflow what the transformations
 // compute (fuzz/corpus/trace_replay/regression-*).
 TEST(Refusals, NumbersThatWouldOverflow) {
