@@ -53,6 +53,23 @@ inline std::string slow_first_call() {
          "}\n";
 }
 
+// kGood, but two calls in a row sleep 5 ms: with no cut-off, two warm-up calls and no warm-up
+// time, those are the call that sizes a repeat (the fourth) and the first timed repeat: one
+// slow repeat, then fast ones.
+inline std::string one_slow_repeat() {
+  return std::string("#include <time.h>\n#define attune_kernel good_kernel\n") + kGood +
+         "#undef attune_kernel\n"
+         "void attune_kernel(void* const* buffers) {\n"
+         "  static int calls = 0;\n"
+         "  const int call = calls++;\n"
+         "  if (call == 3 || call == 4) {\n"
+         "    struct timespec t = {0, 5 * 1000 * 1000};\n"
+         "    nanosleep(&t, 0);\n"
+         "  }\n"
+         "  good_kernel(buffers);\n"
+         "}\n";
+}
+
 inline const char* const kSegfault = R"(
 void attune_kernel(void* const* buffers) {
   volatile int* p = (volatile int*)64;

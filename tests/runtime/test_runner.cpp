@@ -82,16 +82,29 @@ TEST_F(RunnerTest, ColdFirstCallPastTheCutoffIsNotItsTime) {
   EXPECT_LT(m.median_s, o.cutoff_s);
 }
 
-// Once the running median is past give_up_s, timing stops after that repeat: a candidate
-// clearly behind the best is not timed to the last digit. Below it the usual repeats follow.
+// Once every repeat so far (two at least) is past give_up_s, timing stops: a candidate clearly
+// behind the best is not timed to the last digit. Below it the usual repeats follow.
 TEST_F(RunnerTest, TimingStopsOnceClearlySlowerThanGiveUp) {
   MeasureOptions o = quick_options();
   o.give_up_s = 1e-12;
   Measurement m = run(kGood, o);
   ASSERT_EQ(m.status, Status::ok) << m.error;
-  EXPECT_EQ(m.times_s.size(), 1u);
+  EXPECT_EQ(m.times_s.size(), 2u);
   o.give_up_s = 1e6;
   EXPECT_GE(run(kGood, o).times_s.size(), 3u);
+}
+
+// One slow repeat is not the candidate's time: the next ones, fast, are timed as usual.
+TEST_F(RunnerTest, OneSlowRepeatDoesNotGiveUp) {
+  MeasureOptions o = quick_options();
+  o.warmup = 2;
+  o.warmup_s = 0;
+  o.give_up_s = 1e-3;  // the slow calls sleep 5 ms, the others take microseconds
+  const Measurement m = run(one_slow_repeat(), o);
+  ASSERT_EQ(m.status, Status::ok) << m.error;
+  ASSERT_GE(m.times_s.size(), 3u);
+  EXPECT_GT(m.times_s[0], o.give_up_s) << "the first repeat was the slow one";
+  EXPECT_LT(m.median_s, o.give_up_s);
 }
 
 // What the measurement cost, step by step, comes back with it (the tune summary's breakdown).
