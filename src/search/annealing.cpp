@@ -31,9 +31,16 @@ std::vector<Config> anneal(const Space& space, const ScoreFn& score, int n, cons
                            const std::vector<Config>& starts, std::mt19937_64& rng, const AnnealOptions& o) {
   if (n <= 0) return {};
   std::vector<Config> points;
-  for (const auto& s : starts)
-    if (static_cast<int>(points.size()) < o.walkers) points.push_back(s);
+  const bool local = o.radius > 0 && !starts.empty();
+  for (std::size_t i = 0; static_cast<int>(points.size()) < o.walkers && (local || i < starts.size()); ++i)
+    points.push_back(starts[i % starts.size()]);
   while (static_cast<int>(points.size()) < o.walkers) points.push_back(space.random_config(rng));
+  const std::vector<Config> origin = points;
+  auto knobs_apart = [](const Config& a, const Config& b) {
+    int d = 0;
+    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) d += a[k] != b[k];
+    return d;
+  };
 
   std::map<Config, float> seen;  // every scored config
   auto score_all = [&](const std::vector<Config>& cs) {
@@ -56,7 +63,11 @@ std::vector<Config> anneal(const Space& space, const ScoreFn& score, int n, cons
   for (int it = 0; it < o.iterations; ++it) {
     const double t = o.t_start + (o.t_end - o.t_start) * (it + 1) / std::max(1, o.iterations);
     std::vector<Config> next;
-    for (const auto& p : points) next.push_back(neighbour(space, p, rng));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      Config c = neighbour(space, points[i], rng);
+      if (local && knobs_apart(c, origin[i]) > o.radius) c = points[i];  // stays inside its radius
+      next.push_back(std::move(c));
+    }
     const auto ns = score_all(next);
     for (std::size_t i = 0; i < points.size(); ++i) {
       const double gain = ns[i] - cur[i];

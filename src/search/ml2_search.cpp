@@ -12,11 +12,12 @@
 //      A only from valid measurements (a failure is a label for V, never a zero for P/A).
 // Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
 // trained on every earlier task's records, and uses them until it has kTrustOwn valid
-// measurements of its own. With a transfer A, the space's seed configs are its first round's proposals,
-// in the transfer P's order, compiled like any, and A picks which of them are measured (A, on
-// what the compiler made of each, picked 0.92-0.94 of a held-out op's best among them; the
-// seeds themselves differ 20x); without one the seeds are measured first, all of them, in P's
-// order. At the end the transfer models are retrained when this run added enough records, and
+// measurements of its own; while the transfer P leads, it ranks only configs within
+// kTransferRadius knobs of the best measured ones (a local search around them). With a
+// transfer A, the space's seed configs are its first round's proposals, in the transfer P's
+// order, compiled like any, and A picks which of them are measured (A, on what the compiler
+// made of each, picked 0.92-0.94 of a held-out op's best among them; the seeds themselves
+// differ 20x); without one the seeds are measured first, all of them, in P's order. At the end the transfer models are retrained when this run added enough records, and
 // saved.
 #include <algorithm>
 #include <cstdio>
@@ -43,6 +44,8 @@ constexpr std::size_t kMinValid = 4;  // valid measurements before P and A train
 constexpr int kPassOverRounds = 3;    // rounds a config A passed over stays out of proposals
 constexpr int kMaxFailedProbes = 5;   // failed probes against V in a row before V is believed
 constexpr std::size_t kTrustOwn = 16;  // own valid measurements before own P/A replace transfer's
+constexpr int kTransferRadius = 2;     // knobs P may change from a measured config while it is transfer's
+constexpr std::size_t kLocalStarts = 8;  // the best measured configs it searches around then
 
 // The defaults (alpha = 3 on VTA, threshold 0.65) were chosen with bench/tuning_efficiency on VTA;
 // ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments.
@@ -135,9 +138,17 @@ class Ml2Search final : public Strategy {
 
     std::vector<Config> ranked;  // P's pool, best first
     if (p) {
+      // The transfer P knows what runs well on other families, not on this one: far from what
+      // was measured here it proposed kernels 4-15x slower than the seeds (a convolution
+      // parallelised over its channel tiles), for rounds, until this task's own models took
+      // over. So while it leads, it only ranks configs within kTransferRadius knobs of the best
+      // measured ones.
+      AnnealOptions o = anneal_options_for(space);
+      const bool local = transfer_leads() && !ok.empty();
+      if (local) o.radius = kTransferRadius;
       std::vector<Config> starts;
-      for (std::size_t i = 0; i < ok.size() && i < 16; ++i) starts.push_back(ok[i]->config);
-      ranked = anneal(space, p, pool_n, seen, starts, rng, anneal_options_for(space));
+      for (std::size_t i = 0; i < ok.size() && i < (local ? kLocalStarts : 16); ++i) starts.push_back(ok[i]->config);
+      ranked = anneal(space, p, pool_n, seen, starts, rng, o);
     }
     std::vector<Config> random;
     std::set<Config> taken(seen);
@@ -262,11 +273,13 @@ class Ml2Search final : public Strategy {
     }
   }
 
+  // Whether P is the transfer model's (p_scorer()).
+  bool transfer_leads() const { return transfer_ && transfer_->p && !(own_.p && own_valid_ >= kTrustOwn); }
+
   // P: this task's own once it has kTrustOwn valid measurements, else the transfer model, else
   // this task's young one; empty when there is none yet.
   Scorer p_scorer(const Space& space) {
-    const bool own_first = own_.p && own_valid_ >= kTrustOwn;
-    if (!own_first && transfer_ && transfer_->p)
+    if (transfer_leads())
       return [this, &space](const std::vector<Config>& cs) { return transfer_->p->predict(inputs_.transfer_rows(space, cs)); };
     if (own_.p)
       return [this, &space](const std::vector<Config>& cs) { return own_.p->predict(inputs_.visible_rows(space, cs)); };
