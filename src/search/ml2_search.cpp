@@ -48,7 +48,8 @@ constexpr int kTransferRadius = 2;     // knobs P may change from a measured con
 constexpr std::size_t kLocalStarts = 8;  // the best measured configs it searches around then
 
 // The defaults (alpha = 3 on VTA, threshold 0.65) were chosen with bench/tuning_efficiency on VTA;
-// ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments.
+// ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments, and
+// ATTUNE_ML2_TRUST_OWN and ATTUNE_ML2_RADIUS override kTrustOwn and kTransferRadius (0: no radius).
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
@@ -144,8 +145,8 @@ class Ml2Search final : public Strategy {
       // over. So while it leads, it only ranks configs within kTransferRadius knobs of the best
       // measured ones.
       AnnealOptions o = anneal_options_for(space);
-      const bool local = transfer_leads() && !ok.empty();
-      if (local) o.radius = kTransferRadius;
+      const bool local = transfer_leads() && !ok.empty() && radius_ > 0;
+      if (local) o.radius = radius_;
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < (local ? kLocalStarts : 16); ++i) starts.push_back(ok[i]->config);
       ranked = anneal(space, p, pool_n, seen, starts, rng, o);
@@ -211,7 +212,7 @@ class Ml2Search final : public Strategy {
     std::vector<float> score;
     // A in the order p_scorer() takes P: this task's once trusted, else the transfer model's,
     // else this task's young one; P when there is no A yet.
-    const bool use_transfer = transfer_ && transfer_->a && !(own_.a && own_valid_ >= kTrustOwn);
+    const bool use_transfer = transfer_ && transfer_->a && !(own_.a && own_valid_ >= trust_own_);
     const bool by_a = use_transfer || own_.a;
     if (by_a) {
       FeatureRows rows;
@@ -274,7 +275,7 @@ class Ml2Search final : public Strategy {
   }
 
   // Whether P is the transfer model's (p_scorer()).
-  bool transfer_leads() const { return transfer_ && transfer_->p && !(own_.p && own_valid_ >= kTrustOwn); }
+  bool transfer_leads() const { return transfer_ && transfer_->p && !(own_.p && own_valid_ >= trust_own_); }
 
   // P: this task's own once it has kTrustOwn valid measurements, else the transfer model, else
   // this task's young one; empty when there is none yet.
@@ -329,6 +330,9 @@ class Ml2Search final : public Strategy {
   }
 
   const float threshold_ = static_cast<float>(env_double("ATTUNE_ML2_THRESHOLD", 0.65));  // V's P(valid) cut
+  const int radius_ = std::max(0, env_int("ATTUNE_ML2_RADIUS", kTransferRadius));
+  const std::size_t trust_own_ =
+      static_cast<std::size_t>(std::max(1, env_int("ATTUNE_ML2_TRUST_OWN", static_cast<int>(kTrustOwn))));
   ModelInputs inputs_;
   Models own_;
   std::optional<TransferModel> transfer_;  // the target's cross-task models, when there are any
