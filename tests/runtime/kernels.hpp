@@ -37,39 +37,30 @@ void attune_kernel(void* const* buffers) {
 }
 )";
 
-// A store to an unmapped page (a non-null constant, so the compiler cannot prove it is UB).
-// kGood, but its first call sleeps 60 ms first: a cold first call (packing, first touch of its
-// workspace) that the timed calls do not repeat.
-inline std::string slow_first_call() {
-  return std::string("#include <time.h>\n#define attune_kernel good_kernel\n") + kGood +
-         "#undef attune_kernel\n"
-         "void attune_kernel(void* const* buffers) {\n"
-         "  static int calls = 0;\n"
-         "  if (calls++ == 0) {\n"
-         "    struct timespec t = {0, 60 * 1000 * 1000};\n"
-         "    nanosleep(&t, 0);\n"
-         "  }\n"
-         "  good_kernel(buffers);\n"
-         "}\n";
-}
-
-// kGood, but two calls in a row sleep 5 ms: with no cut-off, two warm-up calls and no warm-up
-// time, those are the call that sizes a repeat (the fourth) and the first timed repeat: one
-// slow repeat, then fast ones.
-inline std::string one_slow_repeat() {
+// kGood, but the calls numbered by `when` (a C condition on `call`, 0 for the first) sleep
+// `ms` milliseconds first.
+inline std::string good_kernel_sleeping(const std::string& when, int ms) {
   return std::string("#include <time.h>\n#define attune_kernel good_kernel\n") + kGood +
          "#undef attune_kernel\n"
          "void attune_kernel(void* const* buffers) {\n"
          "  static int calls = 0;\n"
          "  const int call = calls++;\n"
-         "  if (call == 3 || call == 4) {\n"
-         "    struct timespec t = {0, 5 * 1000 * 1000};\n"
+         "  if (" + when + ") {\n"
+         "    struct timespec t = {0, " + std::to_string(ms) + " * 1000 * 1000};\n"
          "    nanosleep(&t, 0);\n"
          "  }\n"
          "  good_kernel(buffers);\n"
          "}\n";
 }
 
+// A cold first call (packing, first touch of its workspace) that the timed calls do not repeat.
+inline std::string slow_first_call() { return good_kernel_sleeping("call == 0", 60); }
+
+// With no cut-off, two warm-up calls and no warm-up time, calls 3 and 4 are the one that sizes
+// a repeat and the first timed repeat: one slow repeat, then fast ones.
+inline std::string one_slow_repeat() { return good_kernel_sleeping("call == 3 || call == 4", 5); }
+
+// A store to an unmapped page (a non-null constant, so the compiler cannot prove it is UB).
 inline const char* const kSegfault = R"(
 void attune_kernel(void* const* buffers) {
   volatile int* p = (volatile int*)64;
