@@ -58,6 +58,11 @@ std::int64_t saturating_mul(std::int64_t a, std::int64_t b);
 std::int64_t saturating_add(std::int64_t a, std::int64_t b);
 std::int64_t extent_of_var(const LoopNest& nest, const std::string& var);  // 0 when unknown
 
+// The code generator prints a loop whose body may read outside a tensor (padding) or past a
+// split's last whole tile as two or three copies (codegen/cpu/pass_split_tails.cpp), nesting
+// such splits at most this deep; unroll's size estimate (annotate.cpp) counts those copies.
+constexpr int kMaxBoundarySplitDepth = 2;
+
 bool is_local(const LoopNest& nest, const std::string& buffer);
 std::string fresh_buffer_name(const LoopNest& nest, const std::string& base);
 

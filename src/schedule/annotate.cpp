@@ -2,7 +2,7 @@
 //
 // unroll:    serial loop, extent <= 64, and at most 512 statement copies once every unrolled
 //            loop around it is expanded (keeps generated code small enough to compile fast).
-//            And at most 8192 statements as the compiler sees them (compiled_statements()):
+//            And at most 8192 statements as the compiler sees them (compiled_size()):
 //            gcc -O3 peels short loops inside each copy, and the code generator prints a region
 //            that reads into padding three times (head, interior, tail). rn50_c5_3x3 with c
 //            split 64x8 and both parts unrolled is 512 copies, within the first limit, but
@@ -34,7 +34,6 @@ constexpr std::int64_t kMaxCompiledStatements = 8192;
 constexpr std::int64_t kCompilerPeelsUpTo = 16;     // gcc's max-completely-peel-times
 constexpr std::int64_t kCompilerPeelsAtMost = 64;   // statements: ~ its max-completely-peeled-insns (200)
 constexpr int kBoundaryCopies = 3;                  // head, interior, tail (codegen/cpu/pass_split_tails.cpp)
-constexpr int kMaxBoundarySplits = 2;               // its kMaxSplitDepth
 
 Applicability must_be_serial(const Node* l, const std::string& name) {
   if (!l) return Applicability::no("no loop named '" + name + "'");
@@ -109,7 +108,7 @@ std::int64_t compiled_size(const std::vector<Node>& nodes) {
 
 // How many times the code generator prints the body of `loop`: a loop around it whose variable
 // reaches an access below it that may fall outside its tensor is printed as head, interior and
-// tail (at most kMaxBoundarySplits of them nest).
+// tail (at most kMaxBoundarySplitDepth of them nest).
 std::int64_t boundary_copies(const LoopNest& nest, const Node& loop) {
   int split = 0;
   for (const auto& name : nest.path_to(loop.var)) {
@@ -132,7 +131,7 @@ std::int64_t boundary_copies(const LoopNest& nest, const Node& loop) {
     split += checked;
   }
   std::int64_t copies = 1;
-  for (int i = 0; i < std::min(split, kMaxBoundarySplits); ++i) copies *= kBoundaryCopies;
+  for (int i = 0; i < std::min(split, kMaxBoundarySplitDepth); ++i) copies *= kBoundaryCopies;
   return copies;
 }
 
@@ -147,20 +146,16 @@ Applicability unroll_check(const LoopNest& nest, const Transform& t) {
   if (contains_kind(l->body, LoopKind::parallel))
     return Applicability::no("loop '" + t.loop + "' contains a parallel loop");
   // Copies after expansion: this loop and every unrolled loop around it.
-  std::int64_t copies = l->extent * stmt_count(l->body);
-  for (const auto& name : nest.path_to(t.loop)) {
-    const Node* p = nest.find_loop(name);
-    if (p != l && p->kind == LoopKind::unrolled) copies *= p->extent;
-  }
-  if (copies > kMaxUnrolledCopies)
-    return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) + " statements (limit " +
-                             std::to_string(kMaxUnrolledCopies) + ")");
-  // The same region as the compiler will see it.
   std::int64_t unrolled = l->extent;
   for (const auto& name : nest.path_to(t.loop)) {
     const Node* p = nest.find_loop(name);
     if (p != l && p->kind == LoopKind::unrolled) unrolled = saturating_mul(unrolled, p->extent);
   }
+  const std::int64_t copies = saturating_mul(unrolled, stmt_count(l->body));
+  if (copies > kMaxUnrolledCopies)
+    return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) + " statements (limit " +
+                             std::to_string(kMaxUnrolledCopies) + ")");
+  // The same region as the compiler will see it.
   const std::int64_t body = compiled_size(l->body), printed = boundary_copies(nest, *l);
   const std::int64_t compiled = saturating_mul(saturating_mul(unrolled, body), printed);
   if (compiled > kMaxCompiledStatements)

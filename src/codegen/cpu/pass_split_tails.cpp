@@ -35,7 +35,7 @@ namespace attune {
 
 namespace {
 
-constexpr int kMaxSplitDepth = 2;
+constexpr int kMaxSplitDepth = sched::kMaxBoundarySplitDepth;
 
 // 0 <= expr < limit: a statement's guard, or a read or write inside its tensor.
 struct Bound {
