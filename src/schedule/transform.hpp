@@ -12,7 +12,8 @@
 //   reorder     loops[...]                   a perfectly nested chain, given in its new order
 //   fuse        loop                         collapses `loop` with its only child into one loop
 //                                            named "outer_inner"; the old variables become bindings
-//   unroll      loop                         fully unrolled by the code generator (extent <= 64)
+//   unroll      loop                         fully unrolled by the code generator (extent <= 64;
+//                                            the code gcc sees stays bounded: schedule/annotate.cpp)
 //   vectorize   loop                         innermost loop, no carried dependence
 //   parallel    loop                         no carried dependence, not inside another parallel loop
 //   pack        tensor, at, layout[...]      copies the tile of `tensor` read below loop `at`
