@@ -8,8 +8,10 @@
 //            split 64x8 and both parts unrolled is 512 copies, within the first limit, but
 //            41472 statements to gcc, which ran past its two-minute limit. Of 6200 random legal
 //            traces of the cpu.txt ops 27 are over 8192 (the smallest six took gcc 4-12 s, the
-//            next 106 s); the largest under it took 2-15 s. Two traces of the C-text fixture
-//            were over it too (12 s and 59 s); the estimate is coarse, the limit is for the tail.
+//            next 106 s); most of the largest under it took 2-19 s. Two traces of the C-text
+//            fixture were over it too (12 s and 59 s); the estimate is coarse, the limit is for
+//            the tail. It is checked when unroll is applied only: a pack or parallel loop put
+//            inside an unrolled loop later is not counted (such traces took gcc 49-71 s).
 // vectorize: serial loop with only statements in its body (innermost), extent <= 64, and no
 //            carried dependence: every statement must write a different element per iteration
 //            (so a loop that carries a contraction's reduction is refused). One exception: a
