@@ -27,6 +27,12 @@ Config neighbour(const Space& space, const Config& c, std::mt19937_64& rng) {
 
 }  // namespace
 
+int knobs_apart(const Config& a, const Config& b) {
+  int d = 0;
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) d += a[k] != b[k];
+  return d;
+}
+
 std::vector<Config> anneal(const Space& space, const ScoreFn& score, int n, const std::set<Config>& exclude,
                            const std::vector<Config>& starts, std::mt19937_64& rng, const AnnealOptions& o) {
   if (n <= 0) return {};
@@ -36,11 +42,6 @@ std::vector<Config> anneal(const Space& space, const ScoreFn& score, int n, cons
     points.push_back(starts[i % starts.size()]);
   while (static_cast<int>(points.size()) < o.walkers) points.push_back(space.random_config(rng));
   const std::vector<Config> origin = points;
-  auto knobs_apart = [](const Config& a, const Config& b) {
-    int d = 0;
-    for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) d += a[k] != b[k];
-    return d;
-  };
 
   std::map<Config, float> seen;  // every scored config
   auto score_all = [&](const std::vector<Config>& cs) {

@@ -32,6 +32,9 @@ inline AnnealOptions anneal_options_for(const Space& space) {
   return o;
 }
 
+// How many knobs two configs of one space set differently (the distance a radius bounds).
+int knobs_apart(const Config& a, const Config& b);
+
 // Scores configs in batches (larger is better).
 using ScoreFn = std::function<std::vector<float>(const std::vector<Config>&)>;
 

@@ -11,12 +11,6 @@
 namespace attune {
 namespace {
 
-int knobs_apart(const Config& a, const Config& b) {
-  int d = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) d += a[k] != b[k];
-  return d;
-}
-
 // A score that pulls every walker away from where it starts: the sum of the choice indices.
 std::vector<float> far_is_better(const std::vector<Config>& cs) {
   std::vector<float> s;
