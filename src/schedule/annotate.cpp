@@ -3,22 +3,27 @@
 // unroll:    serial loop, extent <= 64, and at most 512 statement copies once every unrolled
 //            loop around it is expanded (keeps generated code small enough to compile fast).
 //            And at most 8192 statements as the compiler sees them (compiled_size()):
-//            gcc -O3 peels short loops inside each copy, and the code generator prints a region
-//            that reads into padding three times (head, interior, tail). rn50_c5_3x3 with c
+//            gcc -O3 peels short loops inside each copy, and the code generator prints a loop
+//            that reads into padding three times (head, interior, tail), around the unrolled loop
+//            or inside it. rn50_c5_3x3 with c
 //            split 64x8 and both parts unrolled is 512 copies, within the first limit, but
 //            41472 statements to gcc, which ran past its two-minute limit. Of 6200 random legal
 //            traces of the cpu.txt ops 27 are over 8192 (the smallest six took gcc 4-12 s, the
 //            next 106 s); most of the largest under it took 2-19 s. Two traces of the C-text
 //            fixture were over it too (12 s and 59 s); the estimate is coarse, the limit is for
-//            the tail. It is checked when unroll is applied only: a pack or parallel loop put
-//            inside an unrolled loop later is not counted (such traces took gcc 49-71 s).
+//            the tail. Both limits hold for every unrolled loop after every later step too
+//            (unrolled_code_check(), which applicable() runs after the steps that move or add
+//            code): a pack, cache_write or split placed inside an unrolled loop later is copied
+//            with it (before that check, and before loops split inside the region counted, such
+//            traces took gcc 49-71 s).
 // vectorize: serial loop with only statements in its body (innermost), extent <= 64, and no
 //            carried dependence: every statement must write a different element per iteration
 //            (so a loop that carries a contraction's reduction is refused). One exception: a
 //            loop around a single compute statement of a multi-stage op that reduces over it
 //            (sum, max, min) — codegen keeps one accumulator per lane and combines them after
 //            the loop (`omp simd reduction`), which only reorders the reduction.
-// parallel:  serial loop, not inside or around another parallel loop, no carried dependence:
+// parallel:  serial loop, not inside or around another parallel loop nor inside an unrolled one
+//            (each copy would be a parallel region of its own), no carried dependence:
 //            each write to a buffer that outlives one iteration must separate the iterations.
 #include <algorithm>
 
@@ -90,51 +95,89 @@ std::int64_t stmt_count(const std::vector<Node>& nodes) {
   return c;
 }
 
-// Statements the compiler sees for `nodes`: unrolled loops expanded, and a serial loop of at most
-// kCompilerPeelsUpTo iterations expanded too when the result stays small (gcc peels it
-// completely); a vectorized loop is one vector statement per statement. Saturates.
-std::int64_t compiled_size(const std::vector<Node>& nodes) {
+// Whether the code generator prints `loop` as head, interior and tail (pass_split_tails.cpp):
+// its variables reach an access under `region` that may fall outside its tensor.
+bool splits_at_boundary(const LoopNest& nest, const Node& loop, const std::vector<Node>& region) {
+  const auto vars = iteration_vars(loop);
+  bool checked = false;
+  for_each_stmt(region, [&](const Stmt& s, const std::vector<const Node*>&) {
+    for_each_access(s, [&](const Access& a) {
+      const auto* b = nest.buffer(a.tensor);
+      if (checked || !b || b->kind == BufferKind::local) return;
+      for (std::size_t d = 0; d < a.index.size() && d < b->shape.size(); ++d) {
+        const AffineExpr& e = a.index[d];
+        if (e.divisor != 1 || std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return e.uses(v); })) continue;
+        const Range r = range_of(nest, e);
+        if (r.lo < 0 || r.hi >= b->shape[d]) checked = true;
+      }
+    });
+  });
+  return checked;
+}
+
+// Statements the compiler sees for `nodes`, below `splits` boundary splits: unrolled loops
+// expanded, and a serial loop of at most kCompilerPeelsUpTo iterations expanded too when the
+// result stays small (gcc peels it completely); a vectorized loop is one vector statement per
+// statement. A loop the code generator splits at a boundary (while fewer than
+// kMaxBoundarySplitDepth splits are around it) is printed kBoundaryCopies times, unless gcc peels
+// it (its copies then share its iterations). Saturates.
+std::int64_t compiled_size(const LoopNest& nest, const std::vector<Node>& nodes, int splits) {
   std::int64_t c = 0;
   for (const auto& n : nodes) {
     if (!n.is_loop()) {
       c = saturating_add(c, 1);
       continue;
     }
-    const std::int64_t body = compiled_size(n.body);
+    const bool split = splits < kMaxBoundarySplitDepth &&
+                       (n.kind == LoopKind::serial || n.kind == LoopKind::parallel) && n.bindings.empty() &&
+                       n.extent >= 2 && splits_at_boundary(nest, n, n.body);
+    const std::int64_t body = compiled_size(nest, n.body, splits + split);
     const std::int64_t all = saturating_mul(n.extent, body);
     const bool peeled = n.kind == LoopKind::serial && n.extent <= kCompilerPeelsUpTo && all <= kCompilerPeelsAtMost;
-    c = saturating_add(c, n.kind == LoopKind::unrolled || peeled ? all : body);
+    c = saturating_add(c, n.kind == LoopKind::unrolled || peeled ? all : saturating_mul(body, split ? kBoundaryCopies : 1));
   }
   return c;
 }
 
-// How many times the code generator prints the body of `loop`: a loop around it whose variable
-// reaches an access below it that may fall outside its tensor is printed as head, interior and
-// tail (at most kMaxBoundarySplitDepth of them nest).
-std::int64_t boundary_copies(const LoopNest& nest, const Node& loop) {
+// How many boundary splits of the code generator are around `loop`: loops around it that
+// splits_at_boundary() for its body (at most kMaxBoundarySplitDepth nest).
+int boundary_splits_around(const LoopNest& nest, const Node& loop) {
   int split = 0;
   for (const auto& name : nest.path_to(loop.var)) {
     const Node* p = nest.find_loop(name);
-    if (p == &loop || p->kind == LoopKind::unrolled) continue;
-    const auto vars = iteration_vars(*p);
-    bool checked = false;
-    for_each_stmt(loop.body, [&](const Stmt& s, const std::vector<const Node*>&) {
-      for_each_access(s, [&](const Access& a) {
-        const auto* b = nest.buffer(a.tensor);
-        if (checked || !b || b->kind == BufferKind::local) return;
-        for (std::size_t d = 0; d < a.index.size() && d < b->shape.size(); ++d) {
-          const AffineExpr& e = a.index[d];
-          if (e.divisor != 1 || std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return e.uses(v); })) continue;
-          const Range r = range_of(nest, e);
-          if (r.lo < 0 || r.hi >= b->shape[d]) checked = true;
-        }
-      });
-    });
-    split += checked;
+    if (p == &loop || p->kind == LoopKind::unrolled || p->kind == LoopKind::vectorized || !p->bindings.empty() ||
+        p->extent < 2)
+      continue;
+    split += splits_at_boundary(nest, *p, loop.body);
   }
-  std::int64_t copies = 1;
-  for (int i = 0; i < std::min(split, kMaxBoundarySplitDepth); ++i) copies *= kBoundaryCopies;
-  return copies;
+  return std::min(split, kMaxBoundarySplitDepth);
+}
+
+// Unroll's two limits on loop `l`, unrolled, as `nest` stands. `what` opens the reason:
+// "unrolling 'x' would" when unroll asks, "unrolled loop 'x' would then" after a later step.
+Applicability unrolled_size_check(const LoopNest& nest, const Node& l, const std::string& what) {
+  // Copies after expansion: this loop and every unrolled loop around it.
+  std::int64_t unrolled = l.extent;
+  for (const auto& name : nest.path_to(l.var)) {
+    const Node* p = nest.find_loop(name);
+    if (p != &l && p->kind == LoopKind::unrolled) unrolled = saturating_mul(unrolled, p->extent);
+  }
+  const std::int64_t copies = saturating_mul(unrolled, stmt_count(l.body));
+  if (copies > kMaxUnrolledCopies)
+    return Applicability::no(what + " emit " + std::to_string(copies) + " statements (limit " +
+                             std::to_string(kMaxUnrolledCopies) + ")");
+  // The same region as the compiler will see it: printed once per boundary copy around it.
+  const int splits = boundary_splits_around(nest, l);
+  std::int64_t printed = 1;
+  for (int i = 0; i < splits; ++i) printed *= kBoundaryCopies;
+  const std::int64_t body = compiled_size(nest, l.body, splits);
+  const std::int64_t compiled = saturating_mul(saturating_mul(unrolled, body), printed);
+  if (compiled > kMaxCompiledStatements)
+    return Applicability::no(what + " hand the compiler about " + std::to_string(compiled) +
+                             " statements (" + std::to_string(unrolled) + " copies of a body it expands to " +
+                             std::to_string(body) + (printed > 1 ? ", printed " + std::to_string(printed) + " times for the boundary" : "") +
+                             "; limit " + std::to_string(kMaxCompiledStatements) + ")");
+  return Applicability::yes();
 }
 
 }  // namespace
@@ -147,24 +190,19 @@ Applicability unroll_check(const LoopNest& nest, const Transform& t) {
                              std::to_string(kMaxUnrollExtent) + "; split it first");
   if (contains_kind(l->body, LoopKind::parallel))
     return Applicability::no("loop '" + t.loop + "' contains a parallel loop");
-  // Copies after expansion: this loop and every unrolled loop around it.
-  std::int64_t unrolled = l->extent;
-  for (const auto& name : nest.path_to(t.loop)) {
-    const Node* p = nest.find_loop(name);
-    if (p != l && p->kind == LoopKind::unrolled) unrolled = saturating_mul(unrolled, p->extent);
-  }
-  const std::int64_t copies = saturating_mul(unrolled, stmt_count(l->body));
-  if (copies > kMaxUnrolledCopies)
-    return Applicability::no("unrolling '" + t.loop + "' would emit " + std::to_string(copies) + " statements (limit " +
-                             std::to_string(kMaxUnrolledCopies) + ")");
-  // The same region as the compiler will see it.
-  const std::int64_t body = compiled_size(l->body), printed = boundary_copies(nest, *l);
-  const std::int64_t compiled = saturating_mul(saturating_mul(unrolled, body), printed);
-  if (compiled > kMaxCompiledStatements)
-    return Applicability::no("unrolling '" + t.loop + "' would hand the compiler about " + std::to_string(compiled) +
-                             " statements (" + std::to_string(unrolled) + " copies of a body it expands to " +
-                             std::to_string(body) + (printed > 1 ? ", printed " + std::to_string(printed) + " times for the boundary" : "") +
-                             "; limit " + std::to_string(kMaxCompiledStatements) + ")");
+  if (auto a = unrolled_size_check(nest, *l, "unrolling '" + t.loop + "' would"); !a) return a;
+  // The unrolled loops inside it are now copied too.
+  LoopNest after = nest;
+  after.find_loop(t.loop)->kind = LoopKind::unrolled;
+  return unrolled_code_check(after);
+}
+
+bool has_unrolled_loop(const LoopNest& nest) { return contains_kind(nest.body, LoopKind::unrolled); }
+
+Applicability unrolled_code_check(const LoopNest& after) {
+  for (const Node* l : all_loops(after.body))
+    if (l->kind == LoopKind::unrolled)
+      if (auto a = unrolled_size_check(after, *l, "unrolled loop '" + l->var + "' would then"); !a) return a;
   return Applicability::yes();
 }
 
@@ -187,7 +225,7 @@ Applicability parallel_check(const LoopNest& nest, const Transform& t) {
   if (auto a = must_be_serial(l, t.loop); !a) return a;
   for (const auto& name : nest.path_to(t.loop)) {
     const Node* p = nest.find_loop(name);
-    if (p != l && (p->kind == LoopKind::parallel || p->kind == LoopKind::vectorized))
+    if (p != l && (p->kind == LoopKind::parallel || p->kind == LoopKind::vectorized || p->kind == LoopKind::unrolled))
       return Applicability::no("loop '" + t.loop + "' is inside " + std::string(loop_kind_name(p->kind)) + " loop '" +
                                name + "'");
   }

@@ -135,8 +135,19 @@ std::string Transform::str() const {
   }
 }
 
+namespace {
+// The kinds that move or add code, and so may take an unrolled loop they reach past unroll's
+// limits on generated code (annotate.cpp); the annotations check their own loop.
+bool may_grow_unrolled_code(TransformKind k) {
+  return k != TransformKind::unroll && k != TransformKind::vectorize && k != TransformKind::parallel;
+}
+}  // namespace
+
 Applicability applicable(const LoopNest& nest, const Transform& t) {
-  return entry(t.kind).check(nest, t);
+  const KindEntry& e = entry(t.kind);
+  Applicability a = e.check(nest, t);
+  if (!a || !may_grow_unrolled_code(t.kind) || !sched::has_unrolled_loop(nest)) return a;
+  return sched::unrolled_code_check(e.apply(nest, t));
 }
 
 LoopNest apply(const LoopNest& nest, const Transform& t) {

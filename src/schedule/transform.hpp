@@ -13,7 +13,8 @@
 //   fuse        loop                         collapses `loop` with its only child into one loop
 //                                            named "outer_inner"; the old variables become bindings
 //   unroll      loop                         fully unrolled by the code generator (extent <= 64;
-//                                            the code gcc sees stays bounded: schedule/annotate.cpp)
+//                                            the code gcc sees stays bounded, after later steps
+//                                            too: schedule/annotate.cpp)
 //   vectorize   loop                         innermost loop, no carried dependence
 //   parallel    loop                         no carried dependence, not inside another parallel loop
 //   pack        tensor, at, layout[...]      copies the tile of `tensor` read below loop `at`

@@ -23,6 +23,11 @@ Applicability unroll_check(const LoopNest&, const Transform&);
 Applicability vectorize_check(const LoopNest&, const Transform&);
 Applicability parallel_check(const LoopNest&, const Transform&);
 LoopNest annotate_apply(const LoopNest&, const Transform&);  // unroll, vectorize, parallel
+// Whether every unrolled loop of a nest still keeps unroll's limits on the code it makes (a step
+// that adds code inside an unrolled loop may take it past them); has_unrolled_loop() says
+// whether there is anything to check.
+bool has_unrolled_loop(const LoopNest&);
+Applicability unrolled_code_check(const LoopNest& after);
 Applicability pack_check(const LoopNest&, const Transform&);
 LoopNest pack_apply(const LoopNest&, const Transform&);
 Applicability cache_write_check(const LoopNest&, const Transform&);

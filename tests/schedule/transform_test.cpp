@@ -60,6 +60,25 @@ TEST(Refusals, UnrollCountsWhatTheCompilerSees) {
   EXPECT_EQ(refusal(t, Transform::unroll("n.0")), "applicable");
 }
 
+// The limit holds after later steps too: a pack placed inside an unrolled loop is copied with it
+// (random traces that did so took gcc 49-71 s), and a parallel loop there would be one parallel
+// region per copy.
+TEST(Refusals, LaterStepsKeepUnrolledCodeBounded) {
+  const LoopNest n = initial_nest(op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1"));
+  LoopNest s = apply(n, Transform::split("c", {8, 64}));
+  s = apply(s, Transform::unroll("c.1"));  // 64 copies of the 3x3 window, 9 boundary copies: 5184
+  EXPECT_EQ(refusal(s, Transform::pack("W", "r")),
+            "unrolled loop 'c.1' would then hand the compiler about 10368 statements (64 copies of a body it "
+            "expands to 18, printed 9 times for the boundary; limit 8192)");
+  EXPECT_THROW(replay(op_from_cli("conv2d:N=1,H=7,W=7,C=512,K=512,R=3,S=3,stride=1,pad=1"),
+                      Trace{{Transform::split("c", {8, 64}), Transform::unroll("c.1"), Transform::pack("W", "r")}}),
+               Error);
+  // Outside the unrolled loop the same pack adds nothing to it.
+  EXPECT_EQ(refusal(s, Transform::pack("W", "c.0")), "applicable");
+  const LoopNest m = apply(initial_nest(op_from_cli("gemm:M=12,N=16,K=10")), Transform::unroll("m"));
+  EXPECT_EQ(refusal(m, Transform::parallel("n")), "loop 'n' is inside unroll loop 'm'");
+}
+
 // Traces may come from anywhere: no numbers they hold may overflow what the transformations
 // compute (fuzz/corpus/trace_replay/regression-*).
 TEST(Refusals, NumbersThatWouldOverflow) {
