@@ -12,7 +12,8 @@
 //      A only from valid measurements (a failure is a label for V, never a zero for P/A).
 // Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
 // trained on every earlier task's records, and uses them until it has kTrustOwn valid
-// measurements of its own; while the transfer P leads, it ranks only configs within
+// measurements of its own, or sooner, from kJudgeTransferFrom on, if they order this task's own
+// measurements worse than a coin would (transfer_misleads()); while the transfer P leads, it ranks only configs within
 // kTransferRadius knobs of the best measured ones (a local search around them). With a
 // transfer A, the space's seed configs are its first round's proposals, in the transfer P's
 // order, compiled like any, and A picks which of them are measured (A, on what the compiler
@@ -44,12 +45,14 @@ constexpr std::size_t kMinValid = 4;  // valid measurements before P and A train
 constexpr int kPassOverRounds = 3;    // rounds a config A passed over stays out of proposals
 constexpr int kMaxFailedProbes = 5;   // failed probes against V in a row before V is believed
 constexpr std::size_t kTrustOwn = 16;  // own valid measurements before own P/A replace transfer's
+constexpr std::size_t kJudgeTransferFrom = 8;  // own valid measurements before transfer's are judged on them
 constexpr int kTransferRadius = 2;     // knobs P may change from a measured config while it is transfer's
 constexpr std::size_t kLocalStarts = 8;  // the best measured configs it searches around then
 
 // The defaults (alpha = 3 on VTA, threshold 0.65) were chosen with bench/tuning_efficiency on VTA;
 // ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments, and
-// ATTUNE_ML2_TRUST_OWN and ATTUNE_ML2_RADIUS override kTrustOwn and kTransferRadius (0: no radius).
+// ATTUNE_ML2_TRUST_OWN, ATTUNE_ML2_RADIUS and ATTUNE_ML2_JUDGE_FROM override kTrustOwn,
+// kTransferRadius (0: no radius) and kJudgeTransferFrom (0: never judged).
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
@@ -212,7 +215,7 @@ class Ml2Search final : public Strategy {
     std::vector<float> score;
     // A in the order p_scorer() takes P: this task's once trusted, else the transfer model's,
     // else this task's young one; P when there is no A yet.
-    const bool use_transfer = transfer_ && transfer_->a && !(own_.a && own_valid_ >= trust_own_);
+    const bool use_transfer = transfer_ && transfer_->a && !(own_.a && trust_own());
     const bool by_a = use_transfer || own_.a;
     if (by_a) {
       FeatureRows rows;
@@ -226,7 +229,11 @@ class Ml2Search final : public Strategy {
       score = p(cs);
     }
     if (by_a)
-      for (std::size_t i = 0; i < compiled.size(); ++i) predicted_[compiled[i].config]["a"] = score[i];
+      for (std::size_t i = 0; i < compiled.size(); ++i) {
+        nlohmann::json& j = predicted_[compiled[i].config];
+        j["a"] = score[i];
+        j["ranked_by"] = use_transfer ? "transfer" : "own";
+      }
     if (!score.empty())
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return score[x] > score[y]; });
     if (static_cast<int>(idx.size()) > n) {
@@ -260,13 +267,17 @@ class Ml2Search final : public Strategy {
   }
 
   // P's score and V's probability of validity for the configs proposed (A's score is added in
-  // select()), kept so that each record says what the models predicted for it.
+  // select()), kept so that each record says what the models predicted for it, and whose models
+  // ranked it ("ranked_by": "transfer" or "own").
   void note_predictions(const std::vector<Config>& out, const Scorer& p, const Scorer& v) {
     if (out.empty() || (!p && !v)) return;
     const std::vector<float> ps = p ? p(out) : std::vector<float>(), vs = v ? v(out) : std::vector<float>();
     for (std::size_t i = 0; i < out.size(); ++i) {
       nlohmann::json& j = predicted_[out[i]];
-      if (i < ps.size()) j["p"] = ps[i];
+      if (i < ps.size()) {
+        j["p"] = ps[i];
+        j["ranked_by"] = transfer_leads() ? "transfer" : "own";  // select() says which A, when one ranks
+      }
       if (i < vs.size()) {
         j["v"] = vs[i];
         j["v_cut"] = threshold_;
@@ -274,10 +285,40 @@ class Ml2Search final : public Strategy {
     }
   }
 
+  // Whether this task's own models have replaced the transfer models (when it has them).
+  bool trust_own() const { return own_valid_ >= trust_own_ || transfer_misled_; }
   // Whether P is the transfer model's (p_scorer()).
-  bool transfer_leads() const { return transfer_ && transfer_->p && !(own_.p && own_valid_ >= trust_own_); }
+  bool transfer_leads() const { return transfer_ && transfer_->p && !(own_.p && trust_own()); }
 
-  // P: this task's own once it has kTrustOwn valid measurements, else the transfer model, else
+  // Whether the transfer models order this task's own measurements worse than chance: the mean
+  // pairwise accuracy of transfer P and A on them below 0.5. The transfer models learn what runs
+  // well on other families; where this family differs they keep proposing what it measured
+  // slow (on a held-out convolution, dropping the weight packing: 3-5x slower kernels for the
+  // rounds until kTrustOwn), and its own measurements say so early.
+  bool transfer_misleads(const Space& space, const std::vector<const Trial*>& valid) {
+    if (!transfer_ || judge_from_ == 0 || valid.size() < judge_from_) return false;
+    std::vector<double> times;
+    std::vector<Config> cs;
+    FeatureRows with_hidden;
+    for (const Trial* t : valid) {
+      times.push_back(t->time_s);
+      cs.push_back(t->config);
+      if (!t->hidden.is_null()) with_hidden.push_back(inputs_.transfer_combined(space, t->config, t->hidden));
+    }
+    double sum = 0;
+    int n = 0;
+    if (transfer_->p) {
+      sum += pairwise_accuracy(transfer_->p->predict(inputs_.transfer_rows(space, cs)), times);
+      ++n;
+    }
+    if (transfer_->a && with_hidden.size() == valid.size()) {
+      sum += pairwise_accuracy(transfer_->a->predict(with_hidden), times);
+      ++n;
+    }
+    return n > 0 && sum / n < 0.5;
+  }
+
+  // P: this task's own once trusted (trust_own()), else the transfer model, else
   // this task's young one; empty when there is none yet.
   Scorer p_scorer(const Space& space) {
     if (transfer_leads())
@@ -319,6 +360,8 @@ class Ml2Search final : public Strategy {
       own_.v->fit(vx, vy);
     }
     own_valid_ = p_trials.size();
+    // Once its own measurements refute the transfer models, this task keeps to its own.
+    if (!transfer_misled_ && own_valid_ < trust_own_) transfer_misled_ = transfer_misleads(space, p_trials);
     if (p_trials.size() >= kMinValid) {
       own_.p.emplace(ModelKind::rank);
       own_.p->fit(px, throughput_labels(p_trials));
@@ -333,6 +376,8 @@ class Ml2Search final : public Strategy {
   const int radius_ = std::max(0, env_int("ATTUNE_ML2_RADIUS", kTransferRadius));
   const std::size_t trust_own_ =
       static_cast<std::size_t>(std::max(1, env_int("ATTUNE_ML2_TRUST_OWN", static_cast<int>(kTrustOwn))));
+  const std::size_t judge_from_ =
+      static_cast<std::size_t>(std::max(0, env_int("ATTUNE_ML2_JUDGE_FROM", static_cast<int>(kJudgeTransferFrom))));
   ModelInputs inputs_;
   Models own_;
   std::optional<TransferModel> transfer_;  // the target's cross-task models, when there are any
@@ -340,9 +385,10 @@ class Ml2Search final : public Strategy {
   std::size_t own_valid_ = 0;              // this task's distinct valid measurements
   std::set<Config> probes_;            // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
-  std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut"} per config
+  std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut", "ranked_by"} per config
   int round_ = 0;
   bool seeds_proposed_ = false;
+  bool transfer_misled_ = false;  // transfer_misleads() said so once
   std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };
 

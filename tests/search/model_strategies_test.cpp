@@ -12,6 +12,7 @@
 #include "model/cost_model.hpp"
 #include "model/features.hpp"
 #include "model/transfer_model.hpp"
+#include "db/db_test_util.hpp"
 #include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
@@ -108,6 +109,38 @@ TEST(ModelStrategies, Ml2LeavesTransferModelsAndTheNextTaskStartsFromThem) {
   const TransferModel m = TransferModel::load(d.latest_model("vta", kTransferModelKind)->blob);
   EXPECT_EQ(m.tasks, 2);
   EXPECT_GT(m.data_version, first_version);
+}
+
+// ml2 follows the transfer models only while they order this task's own measurements better
+// than a coin. Models taught the opposite of the truth (every earlier record's time inverted)
+// give way to the task's own once it has 8 valid measurements, long before the 16 that end their
+// lead otherwise; each record says whose models ranked it.
+TEST(ModelStrategies, Ml2DropsTransferModelsItsOwnMeasurementsRefute) {
+  TempDir dir;
+  const std::string db = (dir.path / "t.db").string();
+  run(db, kVtaLayer, "vta", "ml2", 40, 1);
+  testing::raw_sql(db, "UPDATE records SET median_s = 1e-9 / median_s WHERE median_s > 0; DELETE FROM models;");
+  TuneOptions o;
+  o.db_path = db;
+  o.target = "vta";
+  o.trials = 40;
+  o.strategy = "ml2";
+  o.seed = 2;
+  o.threads = 1;
+  o.batch = 4;
+  const auto res = tune(op_from_cli("conv2d:N=1,H=14,W=14,C=32,K=64,R=3,S=3,stride=1,pad=1,dtype=int8"), o);
+  Database d = Database::open(db, OpenMode::read_only);
+  int valid = 0, by_transfer = 0, own_from = -1;
+  for (const auto& r : d.records(res.task_id)) {
+    if (r.strategy == kConfirmStrategy) continue;
+    const std::string by = r.features.contains("ml2") ? r.features["ml2"].value("ranked_by", "") : "";
+    by_transfer += by == "transfer";
+    if (by == "own" && own_from < 0) own_from = valid;
+    valid += r.ok();
+  }
+  EXPECT_GT(by_transfer, 0) << "the task starts from the transfer models";
+  EXPECT_GE(own_from, 8) << "judged on 8 valid measurements";
+  EXPECT_LT(own_from, 16) << "and dropped before 16";
 }
 
 TEST(ModelStrategies, BothRunOnTheCpuWithObjectCodeFeatures) {
