@@ -148,13 +148,24 @@ void CpuSpace::add_optional_knobs() {
 
 // The accumulator tile must fit the vector registers (16 for AVX2, 32 for AVX-512) with room
 // for operands, or the code generator cannot keep it there and the micro-kernel runs from
-// memory.
+// memory. And an input the vector dimension walks with a stride must be packed (choices 1-3,
+// which lay the vector dimension innermost): read in place, or from the padded copy in its own
+// layout, each vector load is a gather. Such kernels ran at 0.007 of their op's best (two of
+// 900 records of 12 ops), and one knob away from a convolution's seeds (its weights, K x C x 3
+// x 3, read along K unpacked) 3-5x slower than the seed, which a model that never saw
+// a gather (the cross-task models of other families) ranked first.
 bool CpuSpace::admissible(const Config& c) const {
   const std::int64_t tv = vec_tile(c);
   const std::int64_t tu = rows_for(vec_of(c)).empty() ? 1 : knobs_[4].choices.at(static_cast<std::size_t>(c[4]));
   const std::int64_t vb = knobs_[2].choices.at(static_cast<std::size_t>(c[2]));
   // A block must hold at least two vector tiles (else it is no block, spelled otherwise).
   if (tu * ((tv + lanes_ - 1) / lanes_) > max_accumulators() || (vb != 0 && vb < 2 * tv)) return false;
+  for (const auto& a : op_.inputs) {
+    if (!strided_in(a, vec_of(c))) continue;
+    const std::size_t k = knob_at("pack_" + a.tensor);
+    const std::int64_t pack = knobs_[k].choices.at(static_cast<std::size_t>(c[k]));
+    if (pack == 0 || pack == 4) return false;
+  }
   // Parallel inside the cache block needs a block or a hoisted reduction to be inside of
   // (else it is choice 1 spelled otherwise).
   const auto& par = knobs_[parallel_knob_].choices;
