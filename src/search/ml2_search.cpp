@@ -13,12 +13,13 @@
 // Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
 // trained on every earlier task's records, and uses them until it has kTrustOwn valid
 // measurements of its own, or sooner, from kJudgeTransferFrom on, if they order this task's own
-// measurements worse than a coin would (transfer_misleads()); while the transfer P leads, it ranks only configs within
-// kTransferRadius knobs of the best measured ones (a local search around them). With a
-// transfer A, the space's seed configs are its first round's proposals, in the transfer P's
-// order, compiled like any, and A picks which of them are measured (A, on what the compiler
-// made of each, picked 0.92-0.94 of a held-out op's best among them; the seeds themselves
-// differ 20x); without one the seeds are measured first, all of them, in P's order. At the end the transfer models are retrained when this run added enough records, and
+// measurements worse than a coin would (transfer_misleads()); while the transfer P leads, it
+// ranks only configs within kTransferRadius knobs of the best measured ones (a local search
+// around them). With a transfer A, the space's seed configs are its first round's proposals,
+// in the transfer P's order, compiled like any, and A picks which of them are measured (A, on
+// what the compiler made of each, picked 0.92-0.94 of a held-out op's best among them; the
+// seeds themselves differ 20x); without one the seeds are measured first, all of them, in P's
+// order. At the end the transfer models are retrained when this run added enough records, and
 // saved.
 #include <algorithm>
 #include <cstdio>
