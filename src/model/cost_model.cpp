@@ -110,12 +110,14 @@ std::vector<float> relative_throughput(const std::vector<double>& times) {
   return y;
 }
 
-double pairwise_accuracy(const std::vector<float>& scores, const std::vector<double>& times) {
+double pairwise_accuracy(const std::vector<float>& scores, const std::vector<double>& times, double min_ratio,
+                         int* pairs_counted) {
   if (scores.size() != times.size()) throw Error("pairwise_accuracy: sizes differ");
   double right = 0, pairs = 0;
   for (std::size_t i = 0; i < times.size(); ++i)
     for (std::size_t j = i + 1; j < times.size(); ++j) {
       if (times[i] == times[j]) continue;
+      if (std::max(times[i], times[j]) < min_ratio * std::min(times[i], times[j])) continue;
       pairs += 1;
       const bool i_faster = times[i] < times[j];
       if (scores[i] == scores[j])
@@ -123,6 +125,7 @@ double pairwise_accuracy(const std::vector<float>& scores, const std::vector<dou
       else if ((scores[i] > scores[j]) == i_faster)
         right += 1;
     }
+  if (pairs_counted) *pairs_counted = static_cast<int>(pairs);
   return pairs > 0 ? right / pairs : std::nan("");
 }
 

@@ -64,8 +64,12 @@ std::vector<float> relative_throughput(const std::vector<double>& times);
 // ---- quality measures (TenSet's definitions) ----------------------------------------------------
 
 // Share of pairs with different true times that the scores order correctly (higher score =
-// faster). 0.5 for a constant scorer; NaN when there are no such pairs.
-double pairwise_accuracy(const std::vector<float>& scores, const std::vector<double>& times);
+// faster). 0.5 for a constant scorer; NaN when there are no such pairs. With `min_ratio` > 1,
+// only pairs whose slower time is at least that many times the faster count (the rest are
+// within timing noise: no model can be judged on them); `pairs`, when given, receives how many
+// pairs counted.
+double pairwise_accuracy(const std::vector<float>& scores, const std::vector<double>& times, double min_ratio = 1.0,
+                         int* pairs = nullptr);
 // Best true time over the best true time among the k highest-scored rows: 1 = the model's
 // top-k contains the optimum.
 double peak_at_k(const std::vector<float>& scores, const std::vector<double>& times, int k);

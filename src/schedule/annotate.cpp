@@ -106,7 +106,8 @@ bool splits_at_boundary(const LoopNest& nest, const Node& loop, const std::vecto
       if (checked || !b || b->kind == BufferKind::local) return;
       for (std::size_t d = 0; d < a.index.size() && d < b->shape.size(); ++d) {
         const AffineExpr& e = a.index[d];
-        if (e.divisor != 1 || std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return e.uses(v); })) continue;
+        if (e.divisor != 1 || std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return e.uses(v); }))
+          continue;
         const Range r = range_of(nest, e);
         if (r.lo < 0 || r.hi >= b->shape[d]) checked = true;
       }
@@ -134,7 +135,8 @@ std::int64_t compiled_size(const LoopNest& nest, const std::vector<Node>& nodes,
     const std::int64_t body = compiled_size(nest, n.body, splits + split);
     const std::int64_t all = saturating_mul(n.extent, body);
     const bool peeled = n.kind == LoopKind::serial && n.extent <= kCompilerPeelsUpTo && all <= kCompilerPeelsAtMost;
-    c = saturating_add(c, n.kind == LoopKind::unrolled || peeled ? all : saturating_mul(body, split ? kBoundaryCopies : 1));
+    c = saturating_add(
+        c, n.kind == LoopKind::unrolled || peeled ? all : saturating_mul(body, split ? kBoundaryCopies : 1));
   }
   return c;
 }
@@ -173,9 +175,9 @@ Applicability unrolled_size_check(const LoopNest& nest, const Node& l, const std
   const std::int64_t body = compiled_size(nest, l.body, splits);
   const std::int64_t compiled = saturating_mul(saturating_mul(unrolled, body), printed);
   if (compiled > kMaxCompiledStatements)
-    return Applicability::no(what + " hand the compiler about " + std::to_string(compiled) +
-                             " statements (" + std::to_string(unrolled) + " copies of a body it expands to " +
-                             std::to_string(body) + (printed > 1 ? ", printed " + std::to_string(printed) + " times for the boundary" : "") +
+    return Applicability::no(what + " hand the compiler about " + std::to_string(compiled) + " statements (" +
+                             std::to_string(unrolled) + " copies of a body it expands to " + std::to_string(body) +
+                             (printed > 1 ? ", printed " + std::to_string(printed) + " times for the boundary" : "") +
                              "; limit " + std::to_string(kMaxCompiledStatements) + ")");
   return Applicability::yes();
 }

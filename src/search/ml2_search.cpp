@@ -13,14 +13,14 @@
 // Across tasks (model/transfer_model.hpp): a task starts from the target's transfer models,
 // trained on every earlier task's records, and uses them until it has kTrustOwn valid
 // measurements of its own, or sooner, from kJudgeTransferFrom on, if they order this task's own
-// measurements worse than a coin would (transfer_misleads()); while the transfer P leads, it
-// ranks only configs within kTransferRadius knobs of the best measured ones (a local search
-// around them). With a transfer A, the space's seed configs are its first round's proposals,
-// in the transfer P's order, compiled like any, and A picks which of them are measured (A, on
-// what the compiler made of each, picked 0.92-0.94 of a held-out op's best among them; the
-// seeds themselves differ 20x); without one the seeds are measured first, all of them, in P's
-// order. At the end the transfer models are retrained when this run added enough records, and
-// saved.
+// measurements worse than a coin would (transfer_misleads()); while the transfer P leads, and
+// until the task has kLocalUntil valid measurements, P ranks only configs within kLocalRadius
+// knobs of the best measured ones (a local search around them). With a transfer A, the space's
+// seed configs are its first round's proposals, in the transfer P's order, compiled like any,
+// and A picks which of them are measured (A, on what the compiler made of each, picked
+// 0.92-0.94 of a held-out op's best among them; the seeds themselves differ 20x); without one
+// the seeds are measured first, all of them, in P's order. At the end the transfer models are
+// retrained when this run added enough records, and saved.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -47,13 +47,17 @@ constexpr int kPassOverRounds = 3;    // rounds a config A passed over stays out
 constexpr int kMaxFailedProbes = 5;   // failed probes against V in a row before V is believed
 constexpr std::size_t kTrustOwn = 16;  // own valid measurements before own P/A replace transfer's
 constexpr std::size_t kJudgeTransferFrom = 8;  // own valid measurements before transfer's are judged on them
-constexpr int kTransferRadius = 2;     // knobs P may change from a measured config while it is transfer's
+constexpr double kClearlySlower = 1.25;        // times this far apart are ordered beyond timing noise
+constexpr int kJudgedPairs = 8;                // such pairs of them a judgement needs
+constexpr int kLocalRadius = 2;                // knobs a young P may change from a measured config
 constexpr std::size_t kLocalStarts = 8;  // the best measured configs it searches around then
+constexpr std::size_t kLocalUntil = 32;  // own valid measurements before P may rank the whole space
 
 // The defaults (alpha = 3 on VTA, threshold 0.65) were chosen with bench/tuning_efficiency on VTA;
 // ATTUNE_ML2_ALPHA and ATTUNE_ML2_THRESHOLD override them for such experiments, and
-// ATTUNE_ML2_TRUST_OWN, ATTUNE_ML2_RADIUS and ATTUNE_ML2_JUDGE_FROM override kTrustOwn,
-// kTransferRadius (0: no radius) and kJudgeTransferFrom (0: never judged).
+// ATTUNE_ML2_TRUST_OWN, ATTUNE_ML2_RADIUS, ATTUNE_ML2_LOCAL_UNTIL and ATTUNE_ML2_JUDGE_FROM
+// override kTrustOwn, kLocalRadius (0: no radius), kLocalUntil and kJudgeTransferFrom (0: never
+// judged).
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
@@ -146,10 +150,13 @@ class Ml2Search final : public Strategy {
       // The transfer P knows what runs well on other families, not on this one: far from what
       // was measured here it proposed kernels 4-15x slower than the seeds (a convolution
       // parallelised over its channel tiles), for rounds, until this task's own models took
-      // over. So while it leads, it only ranks configs within kTransferRadius knobs of the best
-      // measured ones.
+      // over. And this task's own P, fitted to its first 8-16 measurements (on gemm_512 all
+      // within 0.64-0.81 ms), ranks what lies far from them no better: its first rounds
+      // measured 2-30x slower kernels. So while either is that young (fewer than
+      // kLocalUntil valid measurements), P only ranks configs within kLocalRadius knobs of
+      // the best measured ones.
       AnnealOptions o = anneal_options_for(space);
-      const bool local = transfer_leads() && !ok.empty() && radius_ > 0;
+      const bool local = (transfer_leads() || own_valid_ < local_until_) && !ok.empty() && radius_ > 0;
       if (local) o.radius = radius_;
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < (local ? kLocalStarts : 16); ++i) starts.push_back(ok[i]->config);
@@ -292,10 +299,12 @@ class Ml2Search final : public Strategy {
   bool transfer_leads() const { return transfer_ && transfer_->p && !(own_.p && trust_own()); }
 
   // Whether the transfer models order this task's own measurements worse than chance: the mean
-  // pairwise accuracy of transfer P and A on them below 0.5. The transfer models learn what runs
-  // well on other families; where this family differs they keep proposing what it measured
-  // slow (on a held-out convolution, dropping the weight packing: 3-5x slower kernels for the
-  // rounds until kTrustOwn), and its own measurements say so early.
+  // pairwise accuracy of transfer P and A below 0.5 on the pairs kClearlySlower apart, when
+  // there are kJudgedPairs of them (measurements that differ less are within timing noise: on
+  // gemm_512 eight kernels at 0.67-0.76 ms "refuted" a transfer model that was leading well).
+  // The transfer models learn what runs well on other families; where this family differs they
+  // keep proposing what it measured slow (on a held-out convolution, 30 ms kernels beside
+  // 0.7 ms seeds: unpadded reads along the vector), and its own measurements say so early.
   bool transfer_misleads(const Space& space, const std::vector<const Trial*>& valid) {
     if (!transfer_ || judge_from_ == 0 || valid.size() < judge_from_) return false;
     std::vector<double> times;
@@ -308,14 +317,15 @@ class Ml2Search final : public Strategy {
     }
     double sum = 0;
     int n = 0;
-    if (transfer_->p) {
-      sum += pairwise_accuracy(transfer_->p->predict(inputs_.transfer_rows(space, cs)), times);
+    auto judge = [&](const std::vector<float>& scores) {
+      int pairs = 0;
+      const double accuracy = pairwise_accuracy(scores, times, kClearlySlower, &pairs);
+      if (pairs < kJudgedPairs) return;
+      sum += accuracy;
       ++n;
-    }
-    if (transfer_->a && with_hidden.size() == valid.size()) {
-      sum += pairwise_accuracy(transfer_->a->predict(with_hidden), times);
-      ++n;
-    }
+    };
+    if (transfer_->p) judge(transfer_->p->predict(inputs_.transfer_rows(space, cs)));
+    if (transfer_->a && with_hidden.size() == valid.size()) judge(transfer_->a->predict(with_hidden));
     return n > 0 && sum / n < 0.5;
   }
 
@@ -374,7 +384,9 @@ class Ml2Search final : public Strategy {
   }
 
   const float threshold_ = static_cast<float>(env_double("ATTUNE_ML2_THRESHOLD", 0.65));  // V's P(valid) cut
-  const int radius_ = std::max(0, env_int("ATTUNE_ML2_RADIUS", kTransferRadius));
+  const int radius_ = std::max(0, env_int("ATTUNE_ML2_RADIUS", kLocalRadius));
+  const std::size_t local_until_ =
+      static_cast<std::size_t>(std::max(0, env_int("ATTUNE_ML2_LOCAL_UNTIL", static_cast<int>(kLocalUntil))));
   const std::size_t trust_own_ =
       static_cast<std::size_t>(std::max(1, env_int("ATTUNE_ML2_TRUST_OWN", static_cast<int>(kTrustOwn))));
   const std::size_t judge_from_ =

@@ -110,6 +110,9 @@ TEST(ModelQuality, PairwiseAccuracyCountsOrderedPairs) {
   EXPECT_NEAR(pairwise_accuracy({3.f, 1.f, 2.f}, {1.0, 2.0, 3.0}), 2.0 / 3.0, 1e-12);
   EXPECT_NEAR(pairwise_accuracy({0.f, 0.f}, {1.0, 2.0}), 0.5, 1e-12);  // a tie is half right
   EXPECT_TRUE(std::isnan(pairwise_accuracy({1.f, 2.f}, {1.0, 1.0})));  // no pair to order
+  // With a margin only clearly different times count: 1.0 vs 1.05 is noise, 1.0 vs 2.0 is not.
+  EXPECT_NEAR(pairwise_accuracy({1.f, 2.f, 3.f}, {1.0, 1.05, 2.0}, 1.25), 0.0, 1e-12);
+  EXPECT_TRUE(std::isnan(pairwise_accuracy({2.f, 1.f}, {1.0, 1.05}, 1.25)));
 }
 
 TEST(ModelQuality, PeakAtKIsBestTimeOverBestTimeInTopK) {

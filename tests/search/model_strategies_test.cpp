@@ -8,11 +8,11 @@
 #include <filesystem>
 
 #include "db/db.hpp"
+#include "db/db_test_util.hpp"
 #include "ir/error.hpp"
 #include "model/cost_model.hpp"
 #include "model/features.hpp"
 #include "model/transfer_model.hpp"
-#include "db/db_test_util.hpp"
 #include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
