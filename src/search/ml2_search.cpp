@@ -146,6 +146,7 @@ class Ml2Search final : public Strategy {
     const int pool_n = kPoolFactor * n;
 
     std::vector<Config> ranked;  // P's pool, best first
+    bool local = false;          // whether P's pool was searched within radius_ of measured configs
     if (p) {
       // The transfer P knows what runs well on other families, not on this one: far from what
       // was measured here it proposed kernels 4-15x slower than the seeds (a convolution
@@ -156,7 +157,7 @@ class Ml2Search final : public Strategy {
       // kLocalUntil valid measurements), P only ranks configs within kLocalRadius knobs of
       // the best measured ones.
       AnnealOptions o = anneal_options_for(space);
-      const bool local = (transfer_leads() || own_valid_ < local_until_) && !ok.empty() && radius_ > 0;
+      local = (transfer_leads() || own_valid_ < local_until_) && !ok.empty() && radius_ > 0;
       if (local) o.radius = radius_;
       std::vector<Config> starts;
       for (std::size_t i = 0; i < ok.size() && i < (local ? kLocalStarts : 16); ++i) starts.push_back(ok[i]->config);
@@ -213,6 +214,10 @@ class Ml2Search final : public Strategy {
       }
     }
     note_predictions(out, p, v);
+    // Where each came from: P's pool (searched near the measured configs or anywhere) or the
+    // random share.
+    const std::set<Config> from_pool(ranked.begin(), ranked.end());
+    for (const auto& c : out) predicted_[c]["from"] = !from_pool.count(c) ? "explore" : local ? "local" : "anywhere";
     return out;
   }
 
@@ -398,7 +403,8 @@ class Ml2Search final : public Strategy {
   std::size_t own_valid_ = 0;              // this task's distinct valid measurements
   std::set<Config> probes_;            // configs proposed against V's advice
   std::map<Config, int> passed_over_;  // compiled, ranked below the cut by select(): -> round
-  std::map<Config, nlohmann::json> predicted_;  // predictions(): {"p", "a", "v", "v_cut", "ranked_by"} per config
+  // predictions(): {"p", "a", "v", "v_cut", "ranked_by", "from"} per config
+  std::map<Config, nlohmann::json> predicted_;
   int round_ = 0;
   bool seeds_proposed_ = false;
   bool transfer_misled_ = false;  // transfer_misleads() said so once

@@ -13,6 +13,7 @@
 #include "model/cost_model.hpp"
 #include "model/features.hpp"
 #include "model/transfer_model.hpp"
+#include "search/annealing.hpp"
 #include "search/tuner.hpp"
 #include "temp_dir.hpp"
 
@@ -141,6 +142,45 @@ TEST(ModelStrategies, Ml2DropsTransferModelsItsOwnMeasurementsRefute) {
   EXPECT_GT(by_transfer, 0) << "the task starts from the transfer models";
   EXPECT_GE(own_from, 8) << "judged on 8 valid measurements";
   EXPECT_LT(own_from, 16) << "and dropped before 16";
+}
+
+// Until it has 32 valid measurements ml2's models only rank configs within two knobs of the best
+// measured ones (a model of a few measurements is a guess far from them); after that they may
+// rank the whole space. Each record says where its config came from.
+TEST(ModelStrategies, Ml2SearchesNearWhatItMeasuredUntil32ValidMeasurements) {
+  TempDir dir;
+  TuneOptions o;
+  o.db_path = (dir.path / "l.db").string();
+  o.target = "vta";
+  o.trials = 120;
+  o.strategy = "ml2";
+  o.seed = 4;
+  o.threads = 1;
+  o.batch = 4;
+  const auto res = tune(op_from_cli(kVtaLayer), o);
+  Database d = Database::open(o.db_path, OpenMode::read_only);
+  std::vector<Config> valid;
+  int local = 0, anywhere = 0;
+  for (const auto& r : d.records(res.task_id)) {
+    if (r.strategy == kConfirmStrategy || !r.features.contains("config")) continue;
+    const Config c = r.features["config"].get<Config>();
+    const std::string from = r.features.contains("ml2") ? r.features["ml2"].value("from", "") : "";
+    if (from == "local") {
+      ++local;
+      // Proposed at the start of its round, with fewer than 32; its round measures o.batch.
+      EXPECT_LT(valid.size(), 32u + o.batch);
+      bool near = false;
+      for (const auto& m : valid) near = near || knobs_apart(c, m) <= 2;
+      EXPECT_TRUE(near) << "a local proposal within two knobs of a measured config";
+    }
+    if (from == "anywhere") {
+      ++anywhere;
+      EXPECT_GE(valid.size(), 32u);
+    }
+    if (r.ok()) valid.push_back(c);
+  }
+  EXPECT_GT(local, 0);
+  EXPECT_GT(anywhere, 0) << valid.size() << " valid measurements";
 }
 
 TEST(ModelStrategies, BothRunOnTheCpuWithObjectCodeFeatures) {
