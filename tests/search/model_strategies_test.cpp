@@ -31,8 +31,9 @@ struct Summary {
   double best = 0;
 };
 
-Summary run(const std::string& db, const std::string& spec, const std::string& target, const std::string& strategy,
-            int trials, std::uint64_t seed) {
+// One thread, rounds of four.
+TuneOptions options(const std::string& db, const std::string& target, const std::string& strategy, int trials,
+                    std::uint64_t seed) {
   TuneOptions o;
   o.db_path = db;
   o.target = target;
@@ -41,6 +42,12 @@ Summary run(const std::string& db, const std::string& spec, const std::string& t
   o.seed = seed;
   o.threads = 1;
   o.batch = 4;
+  return o;
+}
+
+Summary run(const std::string& db, const std::string& spec, const std::string& target, const std::string& strategy,
+            int trials, std::uint64_t seed) {
+  const TuneOptions o = options(db, target, strategy, trials, seed);
   const Op op = op_from_cli(spec);
   const auto res = tune(op, o);
   Database d = Database::open(db, OpenMode::read_only);
@@ -121,14 +128,7 @@ TEST(ModelStrategies, Ml2DropsTransferModelsItsOwnMeasurementsRefute) {
   const std::string db = (dir.path / "t.db").string();
   run(db, kVtaLayer, "vta", "ml2", 40, 1);
   testing::raw_sql(db, "UPDATE records SET median_s = 1e-9 / median_s WHERE median_s > 0; DELETE FROM models;");
-  TuneOptions o;
-  o.db_path = db;
-  o.target = "vta";
-  o.trials = 40;
-  o.strategy = "ml2";
-  o.seed = 2;
-  o.threads = 1;
-  o.batch = 4;
+  const TuneOptions o = options(db, "vta", "ml2", 40, 2);
   const auto res = tune(op_from_cli("conv2d:N=1,H=14,W=14,C=32,K=64,R=3,S=3,stride=1,pad=1,dtype=int8"), o);
   Database d = Database::open(db, OpenMode::read_only);
   int valid = 0, by_transfer = 0, own_from = -1;
@@ -149,14 +149,7 @@ TEST(ModelStrategies, Ml2DropsTransferModelsItsOwnMeasurementsRefute) {
 // rank the whole space. Each record says where its config came from.
 TEST(ModelStrategies, Ml2SearchesNearWhatItMeasuredUntil32ValidMeasurements) {
   TempDir dir;
-  TuneOptions o;
-  o.db_path = (dir.path / "l.db").string();
-  o.target = "vta";
-  o.trials = 120;
-  o.strategy = "ml2";
-  o.seed = 4;
-  o.threads = 1;
-  o.batch = 4;
+  const TuneOptions o = options((dir.path / "l.db").string(), "vta", "ml2", 120, 4);
   const auto res = tune(op_from_cli(kVtaLayer), o);
   Database d = Database::open(o.db_path, OpenMode::read_only);
   std::vector<Config> valid;
