@@ -96,8 +96,11 @@ std::int64_t stmt_count(const std::vector<Node>& nodes) {
 }
 
 // Whether the code generator prints `loop` as head, interior and tail (pass_split_tails.cpp):
-// its variables reach an access under `region` that may fall outside its tensor.
+// a serial or parallel loop of two or more iterations, not fused, whose variables reach an
+// access under `region` that may fall outside its tensor.
 bool splits_at_boundary(const LoopNest& nest, const Node& loop, const std::vector<Node>& region) {
+  if ((loop.kind != LoopKind::serial && loop.kind != LoopKind::parallel) || !loop.bindings.empty() || loop.extent < 2)
+    return false;
   const auto vars = iteration_vars(loop);
   bool checked = false;
   for_each_stmt(region, [&](const Stmt& s, const std::vector<const Node*>&) {
@@ -129,9 +132,7 @@ std::int64_t compiled_size(const LoopNest& nest, const std::vector<Node>& nodes,
       c = saturating_add(c, 1);
       continue;
     }
-    const bool split = splits < kMaxBoundarySplitDepth &&
-                       (n.kind == LoopKind::serial || n.kind == LoopKind::parallel) && n.bindings.empty() &&
-                       n.extent >= 2 && splits_at_boundary(nest, n, n.body);
+    const bool split = splits < kMaxBoundarySplitDepth && splits_at_boundary(nest, n, n.body);
     const std::int64_t body = compiled_size(nest, n.body, splits + split);
     const std::int64_t all = saturating_mul(n.extent, body);
     const bool peeled = n.kind == LoopKind::serial && n.extent <= kCompilerPeelsUpTo && all <= kCompilerPeelsAtMost;
@@ -147,10 +148,7 @@ int boundary_splits_around(const LoopNest& nest, const Node& loop) {
   int split = 0;
   for (const auto& name : nest.path_to(loop.var)) {
     const Node* p = nest.find_loop(name);
-    if (p == &loop || p->kind == LoopKind::unrolled || p->kind == LoopKind::vectorized || !p->bindings.empty() ||
-        p->extent < 2)
-      continue;
-    split += splits_at_boundary(nest, *p, loop.body);
+    if (p != &loop) split += splits_at_boundary(nest, *p, loop.body);
   }
   return std::min(split, kMaxBoundarySplitDepth);
 }

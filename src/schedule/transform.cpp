@@ -143,24 +143,40 @@ bool may_grow_unrolled_code(TransformKind k) {
 }
 }  // namespace
 
-Applicability applicable(const LoopNest& nest, const Transform& t) {
+namespace {
+// The legality check and, when `out` is given, the step applied into it. A step that may grow an
+// unrolled loop's code is judged on its result, so the nest it makes is kept for `out` rather
+// than made twice.
+Applicability check_and_apply(const LoopNest& nest, const Transform& t, LoopNest* out) {
   const KindEntry& e = entry(t.kind);
   Applicability a = e.check(nest, t);
-  if (!a || !may_grow_unrolled_code(t.kind) || !sched::has_unrolled_loop(nest)) return a;
-  return sched::unrolled_code_check(e.apply(nest, t));
+  if (!a) return a;
+  if (!may_grow_unrolled_code(t.kind) || !sched::has_unrolled_loop(nest)) {
+    if (out) *out = e.apply(nest, t);
+    return a;
+  }
+  LoopNest after = e.apply(nest, t);
+  a = sched::unrolled_code_check(after);
+  if (a && out) *out = std::move(after);
+  return a;
 }
+}  // namespace
+
+Applicability applicable(const LoopNest& nest, const Transform& t) { return check_and_apply(nest, t, nullptr); }
 
 LoopNest apply(const LoopNest& nest, const Transform& t) {
-  if (auto a = applicable(nest, t); !a) throw Error(t.str() + " is not applicable: " + a.reason);
-  return entry(t.kind).apply(nest, t);
+  LoopNest out;
+  if (auto a = check_and_apply(nest, t, &out); !a) throw Error(t.str() + " is not applicable: " + a.reason);
+  return out;
 }
 
 LoopNest replay(const Op& op, const Trace& t) {
   LoopNest nest = initial_nest(op);
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
-    if (auto a = applicable(nest, t.steps[i]); !a)
+    LoopNest next;
+    if (auto a = check_and_apply(nest, t.steps[i], &next); !a)
       throw Error("trace step " + std::to_string(i) + " " + t.steps[i].str() + " is not applicable: " + a.reason);
-    nest = entry(t.steps[i].kind).apply(nest, t.steps[i]);
+    nest = std::move(next);
   }
   return nest;
 }

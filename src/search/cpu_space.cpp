@@ -162,8 +162,7 @@ bool CpuSpace::admissible(const Config& c) const {
   if (tu * ((tv + lanes_ - 1) / lanes_) > max_accumulators() || (vb != 0 && vb < 2 * tv)) return false;
   for (const auto& a : op_.inputs) {
     if (!strided_in(a, vec_of(c))) continue;
-    const std::size_t k = knob_at("pack_" + a.tensor);
-    const std::int64_t pack = knobs_[k].choices.at(static_cast<std::size_t>(c[k]));
+    const std::int64_t pack = value(c, "pack_" + a.tensor);
     if (pack == 0 || pack == 4) return false;
   }
   // Parallel inside the cache block needs a block or a hoisted reduction to be inside of

@@ -62,6 +62,10 @@ int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
 }
+// A count: at least `least`.
+std::size_t env_count(const char* name, std::size_t fallback, int least) {
+  return static_cast<std::size_t>(std::max(least, env_int(name, static_cast<int>(fallback))));
+}
 double env_double(const char* name, double fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atof(v) : fallback;
@@ -390,12 +394,9 @@ class Ml2Search final : public Strategy {
 
   const float threshold_ = static_cast<float>(env_double("ATTUNE_ML2_THRESHOLD", 0.65));  // V's P(valid) cut
   const int radius_ = std::max(0, env_int("ATTUNE_ML2_RADIUS", kLocalRadius));
-  const std::size_t local_until_ =
-      static_cast<std::size_t>(std::max(0, env_int("ATTUNE_ML2_LOCAL_UNTIL", static_cast<int>(kLocalUntil))));
-  const std::size_t trust_own_ =
-      static_cast<std::size_t>(std::max(1, env_int("ATTUNE_ML2_TRUST_OWN", static_cast<int>(kTrustOwn))));
-  const std::size_t judge_from_ =
-      static_cast<std::size_t>(std::max(0, env_int("ATTUNE_ML2_JUDGE_FROM", static_cast<int>(kJudgeTransferFrom))));
+  const std::size_t local_until_ = env_count("ATTUNE_ML2_LOCAL_UNTIL", kLocalUntil, 0);
+  const std::size_t trust_own_ = env_count("ATTUNE_ML2_TRUST_OWN", kTrustOwn, 1);
+  const std::size_t judge_from_ = env_count("ATTUNE_ML2_JUDGE_FROM", kJudgeTransferFrom, 0);
   ModelInputs inputs_;
   Models own_;
   std::optional<TransferModel> transfer_;  // the target's cross-task models, when there are any
