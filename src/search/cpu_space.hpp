@@ -25,6 +25,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ class CpuSpace final : public Space {
   std::int64_t max_accumulators() const { return vectors_.accumulators(); }
   std::int64_t phase_of(const std::string& x) const;
   static bool strided_in(const Access& a, const std::string& v);
-  static bool reads_outside(const LoopNest& nest, const std::string& tensor);
+  static bool reads_outside(const LoopNest& nest, const std::string& tensor, const std::string& along = "");
 
   // cpu_space_trace.cpp: builds one config's trace, a step at a time.
   struct TraceBuilder;
@@ -101,6 +102,7 @@ class CpuSpace final : public Space {
   VectorRegisters vectors_;
   std::string red_;
   std::vector<std::string> vecs_, inputs_;  // vecs_: the natural vector dimension first
+  std::vector<std::set<std::string>> outside_along_;  // per vecs_ entry (add_pack_knobs says which)
   std::vector<Knob> knobs_;
   std::size_t parallel_knob_ = 0;
   std::size_t base_knobs_ = 0;  // knobs_[base_knobs_...] are the optional ones
