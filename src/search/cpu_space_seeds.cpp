@@ -29,7 +29,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lane
 // AVX-512's 16 lanes and 32 registers 12x2, 6x4, 8x3 and 6x2, and up to 14x2 and 7x4 rows
 // dividing the row extent): inputs that
 // the vector dimension walks with a stride are packed once (so the tile's loads are
-// contiguous), inputs read outside their bounds get the padded copy, and the outermost loop
+// contiguous), inputs read outside their bounds get the padded copy where it pays (pads()), and the outermost loop
 // runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
 std::vector<Config> CpuSpace::seed_configs() const {
   std::vector<Config> out = register_tile_seeds();
@@ -69,7 +69,7 @@ std::vector<Config> CpuSpace::register_tile_seeds() const {
         int level = 0;
         for (const auto& a : op_.inputs)
           if (a.tensor == in && strided_in(a, vecs_[v])) level = 3;
-        if (level == 0 && knobs_[k].choices.size() > 4) level = 4;
+        if (level == 0 && pads(in, v)) level = 4;
         c[k] = level;
       }
       c[parallel_knob_] = outer_parallel_choice();
@@ -136,7 +136,7 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
             strided = strided || strided_in(a, vecs_[v]);
             for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_[v]);
           }
-        c[k] = knobs_[k].choices.size() > 4 ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
+        c[k] = pads(in, v) ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
       }
       c[parallel_knob_] = outer_parallel_choice();
       push_admissible(out, c);
@@ -147,6 +147,21 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
       }
     }
   }
+}
+
+// Whether the seeds of vector dimension vecs_[v] read `in` through its zero-padded copy: where
+// they read outside it, and either the vector dimension does (admissible() wants a copy then)
+// or each element is read often enough to repay copying it (kPadReuse multiply-adds per
+// element). A depthwise convolution reads each input element 9 times at stride 1 and about 2
+// at stride 2: in place, its kernels ran at 1.0x the best on dep_1 and dep_2, padded at 1.7x
+// and 2.4x at best (every seed of dep_2 was padded, and the fastest ran at 6x the best). A
+// dense convolution reads each element once per output channel and tap (576 times on
+// rn50_c2_3x3), and the copy spares the interior its bounds checks.
+bool CpuSpace::pads(const std::string& in, std::size_t v) const {
+  constexpr double kPadReuse = 16;
+  if (knobs_[knob_at("pack_" + in)].choices.size() <= 4) return false;  // no padded copy: reads stay inside
+  if (outside_along_.at(v).count(in)) return true;
+  return static_cast<double>(op_.macs()) >= kPadReuse * static_cast<double>(op_.tensor(in).numel());
 }
 
 // Puts before the seeds each one's variant with optional knob `knob` at 1 (when the op has the
