@@ -47,6 +47,7 @@ class CpuSpace final : public Space {
   std::vector<Config> seed_configs() const override;
   std::vector<float> visible_features(const Config& c) const override;
   std::vector<float> transfer_features(const Config& c) const override;
+  int structure_knob() const override { return static_cast<int>(knob_at("vec_var")); }
 
  private:
   // The knobs, in the order configs hold them (records name them, but a Config is positional).

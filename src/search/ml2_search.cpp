@@ -17,8 +17,9 @@
 // until the task has kLocalUntil valid measurements, P ranks only configs within kLocalRadius
 // knobs of the best measured ones (a local search around them). With a transfer A, the space's
 // seed configs are its first round's proposals, in the transfer P's order, compiled like any,
-// and A picks which of them are measured (A, on what the compiler made of each, picked
-// 0.92-0.94 of a held-out op's best among them; the seeds themselves differ 20x); without one
+// and A picks which of them are measured, the best of each structure (vector dimension) first
+// (A, on what the compiler made of each, picked 0.92-0.94 of a held-out op's best among them;
+// the seeds themselves differ 20x); without one
 // the seeds are measured first, all of them, in P's order. At the end the transfer models are
 // retrained when this run added enough records, and saved.
 #include <algorithm>
@@ -31,10 +32,11 @@
 
 #include "db/db.hpp"
 #include "ir/error.hpp"
-#include "search/annealing.hpp"
 #include "model/transfer_model.hpp"
+#include "search/annealing.hpp"
 #include "search/model_inputs.hpp"
 #include "search/strategies.hpp"
+#include "search/stratified_order.hpp"
 
 namespace attune {
 
@@ -142,8 +144,10 @@ class Ml2Search final : public Strategy {
 
     const Scorer p = p_scorer(space);
     const Scorer v = v_scorer(space);
+    seed_round_ = false;
     if (auto seeds = first_round_seeds(space, seen); !seeds.empty()) {
       note_predictions(seeds, p, v);
+      seed_round_ = true;
       return seeds;
     }
     const int explore = std::max(1, static_cast<int>(n * kExplore));
@@ -253,6 +257,13 @@ class Ml2Search final : public Strategy {
       }
     if (!score.empty())
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return score[x] > score[y]; });
+    // Among the seeds, the best of each structure first (stratified_order.hpp): which one runs
+    // best is what the transfer A, trained on other families, knows least.
+    if (const int k = space.structure_knob(); seed_round_ && k >= 0) {
+      std::vector<int> group;
+      for (const auto& c : compiled) group.push_back(c.config.at(static_cast<std::size_t>(k)));
+      idx = stratified_order(idx, group);
+    }
     if (static_cast<int>(idx.size()) > n) {
       for (std::size_t i = n; i < idx.size(); ++i) passed_over_[compiled[idx[i]].config] = round_;
       idx.resize(n);
@@ -408,6 +419,7 @@ class Ml2Search final : public Strategy {
   std::map<Config, nlohmann::json> predicted_;
   int round_ = 0;
   bool seeds_proposed_ = false;
+  bool seed_round_ = false;       // whether this round's proposals are the seeds (first_round_seeds())
   bool transfer_misled_ = false;  // transfer_misleads() said so once
   std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };

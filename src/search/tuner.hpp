@@ -86,6 +86,10 @@ class Space {
   virtual int arm_knob() const { return -1; }
   virtual std::string arm_name(int arm) const { return "arm " + std::to_string(arm); }
   virtual bool knob_used(const Config& c, std::size_t k) const { return true; }
+  // The knob that sets a kernel's overall structure (-1: none; CPU: the vector dimension).
+  // Which structure runs best differs most between op families, so ml2, ranking the seeds with
+  // models of other families, measures the best seed of each structure first (stratified_order.hpp).
+  virtual int structure_knob() const { return -1; }
   nlohmann::json describe(const Config& c) const;  // {"knob": value, ...} over the used knobs
   std::optional<Config> config_from_knobs(const nlohmann::json& knobs) const;  // describe()'s inverse
   // A few configs the tuning loop measures first, before any strategy proposes (the space's
