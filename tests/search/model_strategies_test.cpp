@@ -186,6 +186,30 @@ TEST(ModelStrategies, BothRunOnTheCpuWithObjectCodeFeatures) {
   }
 }
 
+// With transfer models, ml2's first round compiles every seed and its transfer A picks what is
+// measured, the best of each vector dimension before the second of any (stratified_order.hpp).
+// Transfer models taught that one vector dimension is 100x faster rank all of its seeds first;
+// still the first two measurements of the next convolution vectorise different dimensions.
+TEST(ModelStrategies, Ml2FirstMeasuresTheSeedsOfEveryVectorDimension) {
+  TempDir dir;
+  const std::string db = (dir.path / "t.db").string();
+  TuneOptions taught = options(db, "cpu", "evolutionary", 24, 1);
+  taught.mappings = "off";  // the loop-nest space, whose records carry transfer features
+  tune(op_from_cli("conv2d:N=1,H=8,W=32,C=8,K=32,R=3,S=3,stride=1,pad=1,layout=NCHW"), taught);
+  testing::raw_sql(db,
+                   "UPDATE records SET median_s = median_s / 100 WHERE median_s > 0 AND "
+                   "json_extract(features, '$.knobs.vec_var') = 1; DELETE FROM models;");
+  const Op conv = op_from_cli("conv2d:N=1,H=10,W=32,C=8,K=32,R=3,S=3,stride=1,pad=1,layout=NCHW");
+  const auto res = tune(conv, options(db, "cpu", "ml2", 4, 2));
+  Database d = Database::open(db, OpenMode::read_only);
+  ASSERT_TRUE(d.latest_model(tuning_target_name("cpu"), kTransferModelKind).has_value());
+  std::vector<int> dims;
+  for (const auto& r : d.records(res.task_id))
+    if (r.strategy != kConfirmStrategy) dims.push_back(r.features["knobs"]["vec_var"].get<int>());
+  ASSERT_GE(dims.size(), 2u);
+  EXPECT_NE(dims[0], dims[1]) << "the first two measurements vectorise different dimensions";
+}
+
 TEST(ModelStrategies, UnknownStrategyNamesTheKnownOnes) {
   try {
     make_strategy("ml3");
