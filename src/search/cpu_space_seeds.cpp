@@ -27,10 +27,10 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lane
 // For each choice of the vector dimension, plain register tiles (rows x vectors: with AVX2's
 // 8 lanes 8x1, 6x2 and 4x2, and up to 8x1 and 7x2 rows dividing the row extent; with
 // AVX-512's 16 lanes and 32 registers 12x2, 6x4, 8x3 and 6x2, and up to 14x2 and 7x4 rows
-// dividing the row extent): inputs that
-// the vector dimension walks with a stride are packed once (so the tile's loads are
-// contiguous), inputs read outside their bounds get the padded copy where it pays (pads()), and the outermost loop
-// runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
+// dividing the row extent): inputs that the vector dimension walks with a stride are packed
+// once (so the tile's loads are contiguous), inputs read outside their bounds get the padded
+// copy where it pays (pads()), and the outermost loop runs in parallel when there are threads
+// for it. Then the cache-blocked seeds (below).
 std::vector<Config> CpuSpace::seed_configs() const {
   std::vector<Config> out = register_tile_seeds();
   // Cache-blocked 6x16 tiles (GEMM's NC x KC panel, BLIS order): without them the first
@@ -159,7 +159,7 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
 // rn50_c2_3x3), and the copy spares the interior its bounds checks.
 bool CpuSpace::pads(const std::string& in, std::size_t v) const {
   constexpr double kPadReuse = 16;
-  if (knobs_[knob_at("pack_" + in)].choices.size() <= 4) return false;  // no padded copy: reads stay inside
+  if (choice_index(knob_at("pack_" + in), 4) < 0) return false;  // no padded copy: reads stay inside
   if (outside_along_.at(v).count(in)) return true;
   return static_cast<double>(op_.macs()) >= kPadReuse * static_cast<double>(op_.tensor(in).numel());
 }

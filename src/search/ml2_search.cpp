@@ -21,8 +21,8 @@
 // (the seeds differ 20x; A, on what the compiler made of each, picked 0.92-0.94 of a held-out
 // op's best among them in one round, and the 3rd or 4th best seed of dep_2 and t2d_2 in a
 // later one: docs/results/transfer-2026-12-07-judge.md); without one the seeds are measured
-// first, all of them, in P's order. At the end the transfer models are
-// retrained when this run added enough records, and saved.
+// first, all of them, in P's order. At the end the transfer models are retrained when this run
+// added enough records, and saved.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -145,10 +145,8 @@ class Ml2Search final : public Strategy {
 
     const Scorer p = p_scorer(space);
     const Scorer v = v_scorer(space);
-    seed_round_ = false;
     if (auto seeds = first_round_seeds(space, seen); !seeds.empty()) {
       note_predictions(seeds, p, v);
-      seed_round_ = true;
       return seeds;
     }
     const int explore = std::max(1, static_cast<int>(n * kExplore));
@@ -260,7 +258,7 @@ class Ml2Search final : public Strategy {
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return score[x] > score[y]; });
     // Among the seeds, the best of each structure first (stratified_order.hpp): which one runs
     // best is what the transfer A, trained on other families, knows least.
-    if (const int k = space.structure_knob(); seed_round_ && k >= 0) {
+    if (const int k = space.structure_knob(); round_ == seeds_round_ && k >= 0) {
       std::vector<int> group;
       for (const auto& c : compiled) group.push_back(c.config.at(static_cast<std::size_t>(k)));
       idx = stratified_order(idx, group);
@@ -292,6 +290,7 @@ class Ml2Search final : public Strategy {
     seeds_proposed_ = true;
     std::vector<Config> out = space.untried_seeds(seen);
     order_seeds(space, out);
+    if (!out.empty()) seeds_round_ = round_;
     return out;
   }
 
@@ -420,7 +419,7 @@ class Ml2Search final : public Strategy {
   std::map<Config, nlohmann::json> predicted_;
   int round_ = 0;
   bool seeds_proposed_ = false;
-  bool seed_round_ = false;       // whether this round's proposals are the seeds (first_round_seeds())
+  int seeds_round_ = 0;           // the round whose proposals were the seeds (first_round_seeds(); 0: none)
   bool transfer_misled_ = false;  // transfer_misleads() said so once
   std::mt19937_64 rng_{0};  // only to draw a config whose features give the width
 };

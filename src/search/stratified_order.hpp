@@ -12,9 +12,9 @@ namespace attune {
 //
 // Why: which structure runs best (on a CPU, which dimension is vectorised) is what differs
 // most between op families, and a model trained on other families can only guess it; the
-// first picks hedge across structures. On a held-out convolution (rn50_c2_3x3) the transfer A put its four picks on
-// vectors along the output's columns (0.71-0.78 of the best as recorded) and none on those
-// along the output channels (0.79-0.85).
+// first picks hedge across structures. On a held-out convolution (rn50_c2_3x3) the transfer A
+// put its four picks on vectors along the output's columns (0.71-0.78 of the best as
+// recorded) and none on those along the output channels (0.79-0.85).
 std::vector<std::size_t> stratified_order(const std::vector<std::size_t>& ranked, const std::vector<int>& group);
 
 }  // namespace attune
