@@ -91,6 +91,7 @@ class CpuSpace final : public Space {
                          int ks) const;
   void prepend_variants(std::vector<Config>& seeds, const std::string& knob) const;
   bool pads(const std::string& input, std::size_t v) const;
+  std::size_t seed_row(std::size_t v) const;
   std::int64_t largest_weight_bytes() const;
   int outer_parallel_choice() const;
   void push_admissible(std::vector<Config>& out, const Config& c) const;

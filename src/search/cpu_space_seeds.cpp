@@ -27,7 +27,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lane
 // For each choice of the vector dimension, plain register tiles (rows x vectors: with AVX2's
 // 8 lanes 8x1, 6x2 and 4x2, and up to 8x1 and 7x2 rows dividing the row extent; with
 // AVX-512's 16 lanes and 32 registers 12x2, 6x4, 8x3 and 6x2, and up to 14x2 and 7x4 rows
-// dividing the row extent): inputs that the vector dimension walks with a stride are packed
+// dividing the row extent), the rows along seed_row()'s variable: inputs that the vector
+// dimension walks with a stride are packed
 // once (so the tile's loads are contiguous), inputs read outside their bounds get the padded
 // copy where it pays (pads()), and the outermost loop runs in parallel when there are threads
 // for it. Then the cache-blocked seeds (below).
@@ -55,11 +56,13 @@ std::vector<Config> CpuSpace::register_tile_seeds() const {
   std::vector<Config> out;
   for (std::size_t v = 0; v < vecs_.size(); ++v) {
     const auto rows_of = rows_for(vecs_[v]);
-    const std::int64_t er = rows_of.empty() ? 1 : op_.var(rows_of.front()).extent;
+    const std::size_t row = seed_row(v);
+    const std::int64_t er = rows_of.empty() ? 1 : op_.var(rows_of.at(row)).extent;
     for (const auto& [vectors, rows] : plain_tiles(lanes_, er)) {
       const std::int64_t lanes = vectors * lanes_;
       Config c(knobs_.size(), 0);
       c[knob_at("vec_var")] = static_cast<int>(v);
+      c[knob_at("row_var")] = static_cast<int>(row);
       const int vt = choice_index(knob_at("vec_tile"), lanes), rt = choice_index(knob_at("row_tile"), rows);
       if (vt < 0 || rt < 0) continue;
       c[knob_at("vec_tile")] = vt;
@@ -105,7 +108,8 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
   const auto rows = rows_for(vecs_[v]);
   const int vt = choice_index(knob_at("vec_tile"), vectors * lanes_);
   if (rows.empty() || vt < 0) return;
-  const std::int64_t er = op_.var(rows.front()).extent;
+  const std::size_t row = seed_row(v);
+  const std::int64_t er = op_.var(rows.at(row)).extent;
   std::int64_t tu = most_rows;
   if (er < 64)
     for (std::int64_t d = most_rows == 6 ? 7 : 14; d > 1; --d)
@@ -116,13 +120,14 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
   const int rt = choice_index(knob_at("row_tile"), tu);
   bool around = false;  // spatial loops outside the blocks (neither V nor the rows)
   for (const auto& x : op_.spatial_vars())
-    around = around || (x != vecs_[v] && x != rows.front() && op_.var(x).extent > 1);
+    around = around || (x != vecs_[v] && x != rows.at(row) && op_.var(x).extent > 1);
   for (std::int64_t block : {256, 512}) {
     const int vb = choice_index(knob_at("vec_block"), block);
     if (vb < 0 || rt < 0 || op_.var(vecs_[v]).extent < 2 * block) continue;
     for (int other_level : {0, 3}) {
       Config c(knobs_.size(), 0);
       c[knob_at("vec_var")] = static_cast<int>(v);
+      c[knob_at("row_var")] = static_cast<int>(row);
       c[knob_at("vec_tile")] = vt;
       c[knob_at("row_tile")] = rt;
       c[knob_at("vec_block")] = vb;
@@ -147,6 +152,46 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
       }
     }
   }
+}
+
+// The row variable of vector dimension vecs_[v]'s seeds (an index into rows_for()): the one whose
+// register tile loads least per reduction step, then the one nearest the output's innermost
+// index. A tile of R rows by W vectors loads, per step, each input it reads W times if the
+// vector dimension indexes it, times R if the rows do. Rows along a variable that only the
+// weights read cost R broadcasts; along one the vector dimension's input reads too, R x W
+// loads: an NCHW convolution vectorised along its columns takes its rows from the output
+// channels, not the image rows. Where the loads tie (every NHWC convolution: only the image is
+// read by either pixel variable), rows along the output's columns read the image's neighbouring
+// pixels, where rows along its rows read lines apart: on dep_1, dep_2, rn18_nhwc_1x1, c3d_1 and
+// attn_scores the best kernels found took their rows there; the seeds took the image rows, and
+// dep_2's best seed ran at 0.72 of its best.
+std::size_t CpuSpace::seed_row(std::size_t v) const {
+  const auto rows = rows_for(vecs_[v]);
+  auto loads = [&](const std::string& x) {
+    int n = 0;
+    for (const auto& a : op_.inputs) {
+      bool by_x = false, by_vec = false;
+      for (const auto& ix : a.index) by_x = by_x || ix.uses(x), by_vec = by_vec || ix.uses(vecs_[v]);
+      if (by_x) n += by_vec ? 2 : 1;  // R x W, or R (W = 2 stands for any tile of several vectors)
+    }
+    return n;
+  };
+  // The stride of x in the output: the product of the extents inside the index that uses it.
+  auto stride = [&](const std::string& x) {
+    const Tensor& out = op_.tensor(op_.output.tensor);
+    std::int64_t s = 1;
+    for (std::size_t d = op_.output.index.size(); d-- > 0;) {
+      if (op_.output.index[d].uses(x)) return s;
+      s *= out.shape.at(d);
+    }
+    return s;
+  };
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const int li = loads(rows[i]), lb = loads(rows[best]);
+    if (li < lb || (li == lb && stride(rows[i]) < stride(rows[best]))) best = i;
+  }
+  return best;
 }
 
 // Whether the seeds of vector dimension vecs_[v] read `in` through its zero-padded copy: where

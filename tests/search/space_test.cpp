@@ -174,6 +174,35 @@ TEST(CpuSpace, SeedsCopyOnlyInputsReadOftenEnough) {
   EXPECT_EQ(pack_levels(kSpecs[4]), std::set<int>{4});
 }
 
+// The seeds take their rows along the variable whose register tile loads least, then along the
+// output's columns (CpuSpace::seed_row()). row_var indexes the spatial variables in output order,
+// without the vector dimension and those of extent 1 (a vector dimension other than the natural
+// one takes the natural one's place).
+TEST(CpuSpace, SeedRowsLoadLeastThenFollowTheOutputsColumns) {
+  auto seed_rows = [](const char* spec) {
+    const Op op = op_from_cli(spec);
+    const auto space = make_cpu_space(op, 2);
+    std::set<std::pair<int, int>> rows;  // (vec_var, row_var)
+    for (const auto& c : space->seed_configs()) {
+      const auto d = space->describe(c);
+      rows.insert({d["vec_var"].get<int>(), d["row_var"].get<int>()});
+    }
+    return rows;
+  };
+  using Rows = std::set<std::pair<int, int>>;
+  // NHWC: only the image is read by either pixel variable, so the loads tie; rows along w
+  // (index 1 of h, w) read neighbouring pixels.
+  EXPECT_EQ(seed_rows("depthwise_conv2d:N=1,H=12,W=12,C=16,R=3,S=3,stride=1,pad=1,layout=NHWC"), (Rows{{0, 1}}));
+  EXPECT_EQ(seed_rows("conv3d:N=1,D=4,H=6,W=6,C=4,K=8,T=1,R=1,S=1,layout=NDHWC"), (Rows{{0, 2}}));
+  // Batched matmul along n: rows along b would load B's vectors once per row, along m they are
+  // A's broadcasts (index 1 of b, m). Along m (vec_var 1): rows along n (index 1 of b, n).
+  EXPECT_EQ(seed_rows("batch_matmul:B=12,M=16,N=16,K=8"), (Rows{{0, 1}, {1, 1}}));
+  // NCHW along the columns (vec_var 0): rows along the output channels (index 0 of k, h), whose
+  // weights are broadcast, not along h, whose image rows would be loaded per row and vector.
+  // Along the output channels (vec_var 1): rows along w (index 0 of w, h), the output's columns.
+  EXPECT_EQ(seed_rows(kSpecs[4]), (Rows{{0, 0}, {1, 0}}));
+}
+
 // Large operators get cache-blocked seeds first (NC x KC panels, the panel of B packed at the
 // hoisted reduction); medium ones after the plain tiles; operators too small to block, none.
 TEST(CpuSpace, LargeOperatorsAreSeededWithCacheBlocks) {
