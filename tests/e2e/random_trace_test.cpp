@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "codegen/codegen_cpu.hpp"
@@ -330,6 +331,51 @@ TEST(Schedules, TileTailsSplitOff) {
     for (const auto& c : space->seed_configs()) traces.push_back(space->trace(c));
     expect_reference(*op, traces);
   }
+}
+
+// A vector tile past the end of its dimension (40 columns in tiles of 16: the last holds 8)
+// stops its vector loop at the columns that exist, instead of checking every lane against the
+// end (a check gcc leaves scalar: a transposed convolution's tail of 32 channels in a tile of 48
+// ran its whole kernel 60x slower).
+TEST(Schedules, VectorTailsStopAtTheEnd) {
+  const Op gemm = op_from_cli("gemm:M=12,N=40,K=13");
+  auto tiled = [](bool register_tile) {
+    Trace t;
+    t.steps = {Transform::split("m", {2, 6}), Transform::split("n", {3, 16}),
+               Transform::reorder({"m.0", "n.0", "k", "m.1", "n.1"}), Transform::vectorize("n.1")};
+    if (register_tile)
+      for (const Transform& s : {Transform::cache_write("C", "n.0"), Transform::unroll("m.1"),
+                                 Transform::unroll("m.1@C_l.init"), Transform::vectorize("n.1@C_l.init"),
+                                 Transform::unroll("m.1@C_l.back"), Transform::vectorize("n.1@C_l.back")})
+        t.steps.push_back(s);
+    return t;
+  };
+  for (bool register_tile : {false, true}) {
+    const std::string src = lower_cpu(replay(gemm, tiled(register_tile))).source;
+    const auto tail = src.find("n.0 >= 2: the tail");
+    ASSERT_NE(tail, std::string::npos) << src;
+    const std::string kernel = src.substr(tail);
+    EXPECT_NE(kernel.find("n.1 < 8: the lanes that exist"), std::string::npos) << kernel;
+    // The multiply-adds run unchecked (the register tile's write-back, once per tile, may
+    // still check its lanes).
+    std::istringstream lines(kernel);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("+=") != std::string::npos) EXPECT_EQ(line.find("if ("), std::string::npos) << line;
+  }
+  expect_reference(gemm, {tiled(false), tiled(true)});
+
+  // Where the tail is not split off (the padding's head, interior and tail already split the
+  // rows and columns), the vector loop stops at a limit computed per tile.
+  const Op dw = op_from_cli("depthwise_conv2d:N=1,H=7,W=7,C=24,R=3,S=3,stride=1,pad=1,layout=NHWC");
+  Trace t;
+  t.steps = {Transform::split("c", {2, 16}), Transform::reorder({"n", "p", "q", "c.0", "r", "s", "c.1"}),
+             Transform::vectorize("c.1")};
+  const std::string src = lower_cpu(replay(dw, t)).source;
+  EXPECT_NE(src.find("const long end_ = "), std::string::npos) << src;
+  std::istringstream lines(src);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("+=") != std::string::npos) EXPECT_EQ(line.find("i_c_1 + 16*i_c_0) < 24"), std::string::npos) << line;
+  expect_reference(dw, {t});
 }
 
 // A parallel nest of stores must not store anywhere it was not told to. With gcc 12's

@@ -2,6 +2,7 @@
 #include "codegen/cpu/c_emitter.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "codegen/c_safe.hpp"
 #include "codegen/cpu/c_math.hpp"
@@ -132,6 +133,7 @@ std::string CEmitter::in_bounds(const Access& a, const Stmt& s) const {
     // A split tail's guard bounds exactly this expression: the statement never runs past it.
     for (const auto& g : s.guards)
       if (g.expr == e) r.hi = std::min(r.hi, g.bound - 1);
+    if (stopped(e, b->shape[d])) r.hi = std::min(r.hi, b->shape[d] - 1);  // the vector loop ends there
     std::string c;
     if (e.divisor != 1 && !proven_divisible(e)) {
       AffineExpr num = e;
@@ -150,7 +152,8 @@ std::string CEmitter::in_bounds(const Access& a, const Stmt& s) const {
 std::string CEmitter::guards(const Stmt& s) const {
   std::string cond;
   for (const auto& g : s.guards) {
-    if (range(g.expr).hi < g.bound) continue;  // holds wherever this statement is emitted now
+    if (range(g.expr).hi < g.bound || stopped(g.expr, g.bound))
+      continue;  // holds wherever this statement is emitted now
     const std::string c = expr(g.expr) + " < " + std::to_string(g.bound);
     cond = cond.empty() ? c : cond + " && " + c;
   }
@@ -275,17 +278,83 @@ void CEmitter::emit_loop(const Node& l) {
     line("}");
     return;
   }
-  const std::int64_t begin = l.lowering.begin, end = l.lowering.end < 0 ? l.extent : l.lowering.end;
+  const std::int64_t begin = l.lowering.begin;
+  std::int64_t end = l.lowering.end < 0 ? l.extent : l.lowering.end;
   if (!l.lowering.note.empty()) line("/* " + comment_safe(l.var) + l.lowering.note + " */");
-  if (l.lowering.split_part) env_.parts[l.var] = {begin, end - 1};
+  // A vector loop whose lanes past some limit do nothing stops there (lane_stop()): at a
+  // constant, or at end_, computed where the limit moves with an outer variable.
+  std::optional<LaneStop> stop;
+  if (l.kind == LoopKind::vectorized) stop = lane_stop(l);
+  std::string end_c = std::to_string(end);
+  if (stop && stop->limit.is_constant() && stop->limit.constant < end) {
+    end = std::max(begin, stop->limit.constant);
+    end_c = std::to_string(end);
+    line("/* " + comment_safe(l.var) + " < " + end_c + ": the lanes that exist */");
+  } else if (stop && !stop->limit.is_constant()) {
+    line("{  /* " + comment_safe(l.var) + " < " + comment_safe(stop->limit.str()) + ": the lanes that exist */");
+    ++indent;
+    const std::string limit = expr(stop->limit);
+    line("const long end_ = " + limit + " < " + end_c + " ? " + limit + " : " + end_c + ";");
+    end_c = "end_";
+  } else {
+    stop.reset();
+  }
+  if (stop) stopped_.insert(stopped_.end(), stop->checks.begin(), stop->checks.end());
+  if (l.lowering.split_part || stop) env_.parts[l.var] = {begin, end - 1};
   if (l.kind == LoopKind::parallel) line("#pragma omp parallel for schedule(static)");
   if (l.kind == LoopKind::vectorized) line("#pragma omp simd");
-  line("for (long " + v + " = " + std::to_string(begin) + "; " + v + " < " + std::to_string(end) + "; ++" + v + ") {");
+  line("for (long " + v + " = " + std::to_string(begin) + "; " + v + " < " + end_c + "; ++" + v + ") {");
   ++indent;
   body();
   --indent;
   line("}");
-  if (l.lowering.split_part) env_.parts.erase(l.var);
+  if (l.lowering.split_part || stop) env_.parts.erase(l.var);
+  if (stop) stopped_.resize(stopped_.size() - stop->checks.size());
+  if (stop && end_c == "end_") {
+    --indent;
+    line("}");
+  }
+}
+
+// Where a vector loop may stop instead of checking its lanes. A tile past the vector
+// dimension's end (the tail of 128 columns in tiles of 48) checks each lane against the end,
+// v + 48*k.0 < 128: a statement's guard, or a read's bounds check, which skips an update. gcc
+// leaves such a loop scalar: a tail like this made a transposed convolution 60x slower, and a
+// 512-column GEMM 5x. When every statement of the loop has such a check with the same limit
+// (v < 128 - 48*k.0), the loop runs v up to that limit instead, which is exactly the lanes
+// where the checks hold, and prints without them. A copy's bounds check is not a stop: it
+// writes the padding's zeros.
+std::optional<CEmitter::LaneStop> CEmitter::lane_stop(const Node& l) const {
+  std::optional<AffineExpr> limit;
+  LaneStop stop;
+  for (const auto& n : l.body) {
+    if (n.is_loop()) return std::nullopt;
+    bool stops = false;
+    // e < bound, with e = v + rest: v < bound - rest.
+    auto check = [&](const AffineExpr& e, std::int64_t bound) {
+      if (e.coeff(l.var) != 1 || e.divisor != 1) return;
+      AffineExpr at = AffineExpr::constant_of(bound) + e * -1;
+      at.add_term(l.var, 1);
+      if (const sched::Range r = range(at); r.lo == r.hi) at = AffineExpr::constant_of(r.lo);  // one value here
+      if (limit && !(*limit == at)) return;
+      limit = at;
+      stop.checks.push_back({e, bound});
+      stops = true;
+    };
+    for (const auto& g : n.stmt.guards) check(g.expr, g.bound);
+    if (n.stmt.kind == StmtKind::update)
+      for (const auto& a : n.stmt.srcs)
+        if (const auto* b = nest_.buffer(a.tensor); b && b->kind != BufferKind::local)
+          for (std::size_t d = 0; d < a.index.size(); ++d) check(a.index[d], b->shape[d]);
+    if (!stops) return std::nullopt;  // a statement that runs on every lane
+  }
+  if (!limit) return std::nullopt;
+  stop.limit = *limit;
+  return stop;
+}
+
+bool CEmitter::stopped(const AffineExpr& e, std::int64_t bound) const {
+  return std::any_of(stopped_.begin(), stopped_.end(), [&](const Guard& g) { return g.bound == bound && g.expr == e; });
 }
 
 bool CEmitter::proven_divisible(const AffineExpr& e) const {

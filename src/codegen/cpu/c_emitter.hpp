@@ -77,6 +77,13 @@ class CEmitter {
  private:
   void emit_nodes(const std::vector<Node>& nodes);
   void emit_loop(const Node& loop);
+  // A vector loop's lanes that do something: v < limit, which makes `checks` hold (lane_stop()).
+  struct LaneStop {
+    AffineExpr limit;
+    std::vector<Guard> checks;
+  };
+  std::optional<LaneStop> lane_stop(const Node& vector_loop) const;
+  bool stopped(const AffineExpr& e, std::int64_t bound) const;  // e < bound by an enclosing lane_stop
   void emit_stmt(const Stmt& s);
   void emit_allocs(const std::string& at);
   void emit_workspaces();
@@ -105,6 +112,7 @@ class CEmitter {
   std::ostringstream out_;
   RangeEnv env_;                   // consts: unrolled copies and vector chunks being printed
   std::vector<PhaseStep> proven_;  // tests the enclosing stepped loops make true
+  std::vector<Guard> stopped_;     // checks the enclosing vector loops' ends make true (lane_stop())
   std::vector<const BufferDecl*> prepackable_;
   BodyPart part_ = BodyPart::whole;
 };
