@@ -28,10 +28,9 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lane
 // 8 lanes 8x1, 6x2 and 4x2, and up to 8x1 and 7x2 rows dividing the row extent; with
 // AVX-512's 16 lanes and 32 registers 12x2, 6x4, 8x3 and 6x2, and up to 14x2 and 7x4 rows
 // dividing the row extent), the rows along seed_row()'s variable: inputs that the vector
-// dimension walks with a stride are packed
-// once (so the tile's loads are contiguous), inputs read outside their bounds get the padded
-// copy where it pays (pads()), and the outermost loop runs in parallel when there are threads
-// for it. Then the cache-blocked seeds (below).
+// dimension walks with a stride are packed once (so the tile's loads are contiguous), inputs
+// read outside their bounds get the padded copy where it pays (pads()), and the outermost loop
+// runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
 std::vector<Config> CpuSpace::seed_configs() const {
   std::vector<Config> out = register_tile_seeds();
   // Cache-blocked 6x16 tiles (GEMM's NC x KC panel, BLIS order): without them the first

@@ -317,7 +317,7 @@ void CEmitter::emit_loop(const Node& l) {
 }
 
 // Where a vector loop may stop instead of checking its lanes. A tile past the vector
-// dimension's end (the tail of 128 columns in tiles of 48) checks each lane against the end,
+// dimension's end (the tail of 128 channels in tiles of 48) checks each lane against the end,
 // v + 48*k.0 < 128: a statement's guard, or a read's bounds check, which skips an update. gcc
 // leaves such a loop scalar: a tail like this made a transposed convolution 60x slower, and a
 // 512-column GEMM 5x. When every statement of the loop has such a check with the same limit
