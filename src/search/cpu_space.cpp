@@ -55,11 +55,7 @@ void CpuSpace::choose_vector_dimensions() {
       const std::int64_t e = op.var(x).extent;
       if (x == natural || e < 16 || e % lanes_ != 0) continue;
       bool shares = false;
-      for (const auto& a : op.inputs) {
-        bool has_v = false, has_x = false;
-        for (const auto& ix : a.index) has_v = has_v || ix.uses(natural), has_x = has_x || ix.uses(x);
-        shares = shares || (has_v && has_x);
-      }
+      for (const auto& a : op.inputs) shares = shares || (reads_along(a, natural) && reads_along(a, x));
       if (!shares) vecs_.push_back(x);
     }
 }
@@ -286,6 +282,10 @@ std::int64_t CpuSpace::phase_of(const std::string& x) const {
 }
 
 // Whether `v` indexes the access anywhere but the last dimension with stride 1.
+bool CpuSpace::reads_along(const Access& a, const std::string& v) {
+  return std::any_of(a.index.begin(), a.index.end(), [&](const AffineExpr& ix) { return ix.uses(v); });
+}
+
 bool CpuSpace::strided_in(const Access& a, const std::string& v) {
   for (std::size_t d = 0; d < a.index.size(); ++d) {
     const std::int64_t c = a.index[d].coeff(v);

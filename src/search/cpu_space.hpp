@@ -77,6 +77,7 @@ class CpuSpace final : public Space {
   // Accumulator vectors a register tile may hold (the target's budget, VectorRegisters).
   std::int64_t max_accumulators() const { return vectors_.accumulators(); }
   std::int64_t phase_of(const std::string& x) const;
+  static bool reads_along(const Access& a, const std::string& v);  // some index of `a` uses v
   static bool strided_in(const Access& a, const std::string& v);
   static bool reads_outside(const LoopNest& nest, const std::string& tensor, const std::string& along = "");
 

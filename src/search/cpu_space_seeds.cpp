@@ -138,7 +138,7 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
         for (const auto& a : op_.inputs)
           if (a.tensor == in) {
             strided = strided || strided_in(a, vecs_[v]);
-            for (const auto& ix : a.index) by_vec = by_vec || ix.uses(vecs_[v]);
+            by_vec = by_vec || reads_along(a, vecs_[v]);
           }
         c[k] = pads(in, v) ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
       }
@@ -168,11 +168,8 @@ std::size_t CpuSpace::seed_row(std::size_t v) const {
   const auto rows = rows_for(vecs_[v]);
   auto loads = [&](const std::string& x) {
     int n = 0;
-    for (const auto& a : op_.inputs) {
-      bool by_x = false, by_vec = false;
-      for (const auto& ix : a.index) by_x = by_x || ix.uses(x), by_vec = by_vec || ix.uses(vecs_[v]);
-      if (by_x) n += by_vec ? 2 : 1;  // R x W, or R (W = 2 stands for any tile of several vectors)
-    }
+    for (const auto& a : op_.inputs)
+      if (reads_along(a, x)) n += reads_along(a, vecs_[v]) ? 2 : 1;  // R x W, or R (W = 2: any tile of several vectors)
     return n;
   };
   // The stride of x in the output: the product of the extents inside the index that uses it.

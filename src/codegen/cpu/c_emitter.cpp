@@ -286,11 +286,12 @@ void CEmitter::emit_loop(const Node& l) {
   std::optional<LaneStop> stop;
   if (l.kind == LoopKind::vectorized) stop = lane_stop(l);
   std::string end_c = std::to_string(end);
+  const bool computed = stop && !stop->limit.is_constant();  // end_ in a scope of its own
   if (stop && stop->limit.is_constant() && stop->limit.constant < end) {
     end = std::max(begin, stop->limit.constant);
     end_c = std::to_string(end);
     line("/* " + comment_safe(l.var) + " < " + end_c + ": the lanes that exist */");
-  } else if (stop && !stop->limit.is_constant()) {
+  } else if (computed) {
     line("{  /* " + comment_safe(l.var) + " < " + comment_safe(stop->limit.str()) + ": the lanes that exist */");
     ++indent;
     const std::string limit = expr(stop->limit);
@@ -310,7 +311,7 @@ void CEmitter::emit_loop(const Node& l) {
   line("}");
   if (l.lowering.split_part || stop) env_.parts.erase(l.var);
   if (stop) stopped_.resize(stopped_.size() - stop->checks.size());
-  if (stop && end_c == "end_") {
+  if (computed) {
     --indent;
     line("}");
   }
