@@ -359,8 +359,11 @@ TEST(Schedules, VectorTailsStopAtTheEnd) {
     // The multiply-adds run unchecked (the register tile's write-back, once per tile, may
     // still check its lanes).
     std::istringstream lines(kernel);
-    for (std::string line; std::getline(lines, line);)
-      if (line.find("+=") != std::string::npos) EXPECT_EQ(line.find("if ("), std::string::npos) << line;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("+=") != std::string::npos) {
+        EXPECT_EQ(line.find("if ("), std::string::npos) << line;
+      }
+    }
   }
   expect_reference(gemm, {tiled(false), tiled(true)});
 
@@ -373,8 +376,11 @@ TEST(Schedules, VectorTailsStopAtTheEnd) {
   const std::string src = lower_cpu(replay(dw, t)).source;
   EXPECT_NE(src.find("const long end_ = "), std::string::npos) << src;
   std::istringstream lines(src);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find("+=") != std::string::npos) EXPECT_EQ(line.find("i_c_1 + 16*i_c_0) < 24"), std::string::npos) << line;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("+=") != std::string::npos) {
+      EXPECT_EQ(line.find("i_c_1 + 16*i_c_0) < 24"), std::string::npos) << line;
+    }
+  }
   expect_reference(dw, {t});
 }
 
