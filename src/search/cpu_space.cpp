@@ -281,11 +281,12 @@ std::int64_t CpuSpace::phase_of(const std::string& x) const {
   return 0;
 }
 
-// Whether `v` indexes the access anywhere but the last dimension with stride 1.
+// Whether some index of the access uses `v`.
 bool CpuSpace::reads_along(const Access& a, const std::string& v) {
   return std::any_of(a.index.begin(), a.index.end(), [&](const AffineExpr& ix) { return ix.uses(v); });
 }
 
+// Whether `v` indexes the access anywhere but the last dimension with stride 1.
 bool CpuSpace::strided_in(const Access& a, const std::string& v) {
   for (std::size_t d = 0; d < a.index.size(); ++d) {
     const std::int64_t c = a.index[d].coeff(v);

@@ -225,8 +225,7 @@ std::int64_t CpuSpace::largest_weight_bytes() const {
   for (const auto& a : op_.inputs) {
     bool pixels = false;
     for (const auto& x : op_.spatial_vars())
-      for (const auto& ix : a.index)
-        pixels = pixels || (ix.uses(x) && std::find(vecs_.begin(), vecs_.end(), x) == vecs_.end());
+      pixels = pixels || (reads_along(a, x) && std::find(vecs_.begin(), vecs_.end(), x) == vecs_.end());
     const Tensor& t = op_.tensor(a.tensor);
     if (!pixels) weight_bytes = std::max(weight_bytes, t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype)));
   }
