@@ -91,6 +91,7 @@ class CpuSpace final : public Space {
   void add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::int64_t vectors, std::int64_t most_rows,
                          int ks) const;
   void prepend_variants(std::vector<Config>& seeds, const std::string& knob) const;
+  void append_in_place_variants(std::vector<Config>& seeds) const;
   bool pads(const std::string& input, std::size_t v) const;
   std::size_t seed_row(std::size_t v) const;
   std::int64_t largest_weight_bytes() const;

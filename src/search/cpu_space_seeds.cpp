@@ -30,7 +30,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lane
 // dividing the row extent), the rows along seed_row()'s variable: inputs that the vector
 // dimension walks with a stride are packed once (so the tile's loads are contiguous), inputs
 // read outside their bounds get the padded copy where it pays (pads()), and the outermost loop
-// runs in parallel when there are threads for it. Then the cache-blocked seeds (below).
+// runs in parallel when there are threads for it. Then the cache-blocked seeds (below), and last
+// the padded seeds' in-place twins (append_in_place_variants()).
 std::vector<Config> CpuSpace::seed_configs() const {
   std::vector<Config> out = register_tile_seeds();
   // Cache-blocked 6x16 tiles (GEMM's NC x KC panel, BLIS order): without them the first
@@ -48,6 +49,7 @@ std::vector<Config> CpuSpace::seed_configs() const {
   // weights too large for L2 (ResNet's c4, c5) swept over every pixel per panel.
   prepend_variants(out, "row_phase");
   if (largest_weight_bytes() > (1 << 20)) prepend_variants(out, "outer_inside");
+  append_in_place_variants(out);
   return out;
 }
 
@@ -197,12 +199,32 @@ std::size_t CpuSpace::seed_row(std::size_t v) const {
 // at stride 2: in place, its kernels ran at 1.0x the best on dep_1 and dep_2, padded at 1.7x
 // and 2.4x at best (every seed of dep_2 was padded, and the fastest ran at 6x the best). A
 // dense convolution reads each element once per output channel and tap (576 times on
-// rn50_c2_3x3), and the copy spares the interior its bounds checks.
+// rn50_c2_3x3), and the copy spares the interior its bounds checks; its in-place twin is a
+// seed too, after it (append_in_place_variants()).
 bool CpuSpace::pads(const std::string& in, std::size_t v) const {
   constexpr double kPadReuse = 16;
   if (choice_index(knob_at("pack_" + in), 4) < 0) return false;  // no padded copy: reads stay inside
   if (outside_along_.at(v).count(in)) return true;
   return static_cast<double>(op_.macs()) >= kPadReuse * static_cast<double>(op_.tensor(in).numel());
+}
+
+// Appends, after every seed, each one's variant reading its padded inputs in place (pack level
+// 4 -> 0) where that is admissible: where pads() copies an input for its reuse alone, whether
+// the copy pays differs between shapes of one family and between machines. rn50_c2_3x3's best
+// kernels on a Zen 5 read the image in place, and no padded seed led the search there; on a
+// Xeon with AVX-512 the in-place twins of the register-tile seeds ran at 0.99, 0.97 and 1.00 of
+// the best of 40 evolutionary trials on rn50_c2, c3 and c4, the padded ones at 0.99, 1.00 and
+// 0.95. Appended, so the seeds measured first are unchanged.
+void CpuSpace::append_in_place_variants(std::vector<Config>& seeds) const {
+  std::vector<Config> more;
+  for (Config c : seeds) {
+    bool padded = false;
+    for (const auto& in : inputs_)
+      if (int& level = c[knob_at("pack_" + in)]; level == 4) level = 0, padded = true;
+    if (padded) push_admissible(more, c);
+  }
+  for (const Config& c : more)
+    if (std::find(seeds.begin(), seeds.end(), c) == seeds.end()) seeds.push_back(c);
 }
 
 // Puts before the seeds each one's variant with optional knob `knob` at 1 (when the op has the
