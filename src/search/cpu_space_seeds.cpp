@@ -213,8 +213,9 @@ bool CpuSpace::pads(const std::string& in, std::size_t v) const {
 // the copy pays differs between shapes of one family and between machines. rn50_c2_3x3's best
 // kernels on a Zen 5 read the image in place, and no padded seed led the search there; on a
 // Xeon with AVX-512 the in-place twins of the register-tile seeds ran at 0.99, 0.97 and 1.00 of
-// the best of 40 evolutionary trials on rn50_c2, c3 and c4, the padded ones at 0.99, 1.00 and
-// 0.95. Appended, so the seeds measured first are unchanged.
+// the best of 40 evolutionary trials on rn50_c2, c3 and c4, the padded ones at 1.00, 1.00 and
+// 0.95, and rn50_c2's best of 300 trials read in place again (transfer-2026-12-07-xeon.md).
+// Appended, so the seeds measured first are unchanged.
 void CpuSpace::append_in_place_variants(std::vector<Config>& seeds) const {
   std::vector<Config> more;
   for (Config c : seeds) {
