@@ -9,9 +9,10 @@
 // batched matmuls only, P's favourite of an open pool took 77 ms where the seeds' best took
 // 1.4). P ranks the pool, V moves what it predicts invalid to the back, the best kCompiled go
 // to the compiler, and A (after compiling, with the hidden features) picks the one that is
-// measured. kCompiled covers a space's seeds (13-25 on AVX-512): P alone, before compiling,
-// cannot tell a tile that spills from one that does not, and which of the seeds is best
-// differs by op family; A sees the spills and the instruction mix, which mean the same in
+// measured. kCompiled covers the seeds of every CPU bench op on AVX-512 (3-24) but rn50_c4
+// and c5 (36 and 52, with their in-place twins; P's 24 first are compiled): P alone, before
+// compiling, cannot tell a tile that spills from one that does not, and which of the seeds is
+// best differs by op family; A sees the spills and the instruction mix, which mean the same in
 // every family. Compiling costs seconds; only the pick is timed. Should that one fail, the
 // next proposal is the next of P's ranking; after kMaxFailures the run ends without a kernel.
 // Once one is valid, nothing more is proposed.
