@@ -108,8 +108,10 @@ void CpuSpace::add_pack_knobs() {
   // Level 4 (a padded copy in the tensor's own layout) only where the read leaves the tensor.
   const LoopNest initial = initial_nest(op_);
   for (const auto& t : inputs_) {
-    Knob k{"pack_" + t, {0, 1, 2, 3}, "pack " + t + ": 0 no, 1 at the tile, 2 at the outer tile, 3 once"};
-    if (reads_outside(initial, t)) k.choices.push_back(4), k.help += ", 4 a zero-padded copy";
+    Knob k{"pack_" + t,
+           {kInPlace, kPackAtTile, kPackAtOuterTile, kPackOnce},
+           "pack " + t + ": 0 no, 1 at the tile, 2 at the outer tile, 3 once"};
+    if (reads_outside(initial, t)) k.choices.push_back(kPackPadded), k.help += ", 4 a zero-padded copy";
     knobs_.push_back(k);
   }
   // The inputs each vector dimension reads outside their bounds, which admissible() keeps
@@ -166,7 +168,7 @@ bool CpuSpace::admissible(const Config& c) const {
   for (const auto& a : op_.inputs) {
     if (!strided_in(a, vec_of(c))) continue;
     const std::int64_t pack = value(c, "pack_" + a.tensor);
-    if (pack == 0 || pack == 4) return false;
+    if (pack == kInPlace || pack == kPackPadded) return false;
   }
   // An input the vector dimension reads outside its bounds (a convolution's padded columns)
   // must be copied (packed; padded or not, the copy holds the zeros): read in place, every
@@ -174,7 +176,7 @@ bool CpuSpace::admissible(const Config& c) const {
   // along its columns (~1400 records): the fastest kernel reading the input in place ran at
   // 11x the op's best, the fastest with a copy at 1.2-2.3x.
   for (const auto& t : outside_along_.at(static_cast<std::size_t>(c[0])))
-    if (value(c, "pack_" + t) == 0) return false;
+    if (value(c, "pack_" + t) == kInPlace) return false;
   // Parallel inside the cache block needs a block or a hoisted reduction to be inside of
   // (else it is choice 1 spelled otherwise).
   const auto& par = knobs_[parallel_knob_].choices;

@@ -24,6 +24,7 @@
 //   cpu_space_seeds.cpp  the configs measured first: register tiles and cache-blocked tiles
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -85,11 +86,15 @@ class CpuSpace final : public Space {
   struct TraceBuilder;
   void parallelize_copies(Trace& t) const;
 
+  // The levels of a pack_<input> knob (add_pack_knobs()): the choice's index is its value.
+  enum PackLevel : int { kInPlace = 0, kPackAtTile = 1, kPackAtOuterTile = 2, kPackOnce = 3, kPackPadded = 4 };
+
   // cpu_space_seeds.cpp.
   std::vector<Config> register_tile_seeds() const;
   std::vector<Config> blocked_seeds() const;
   void add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::int64_t vectors, std::int64_t most_rows,
                          int ks) const;
+  void add_variants(std::vector<Config>& seeds, const std::function<bool(Config&)>& edit, bool before) const;
   void prepend_variants(std::vector<Config>& seeds, const std::string& knob) const;
   void append_in_place_variants(std::vector<Config>& seeds) const;
   bool pads(const std::string& input, std::size_t v) const;

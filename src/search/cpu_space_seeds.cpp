@@ -70,10 +70,10 @@ std::vector<Config> CpuSpace::register_tile_seeds() const {
       c[knob_at("row_tile")] = rt;
       for (const auto& in : inputs_) {
         const std::size_t k = knob_at("pack_" + in);
-        int level = 0;
+        int level = kInPlace;
         for (const auto& a : op_.inputs)
-          if (a.tensor == in && strided_in(a, vecs_[v])) level = 3;
-        if (level == 0 && pads(in, v)) level = 4;
+          if (a.tensor == in && strided_in(a, vecs_[v])) level = kPackOnce;
+        if (level == kInPlace && pads(in, v)) level = kPackPadded;
         c[k] = level;
       }
       c[parallel_knob_] = outer_parallel_choice();
@@ -125,7 +125,7 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
   for (std::int64_t block : {256, 512}) {
     const int vb = choice_index(knob_at("vec_block"), block);
     if (vb < 0 || rt < 0 || op_.var(vecs_[v]).extent < 2 * block) continue;
-    for (int other_level : {0, 3}) {
+    for (int other_level : {kInPlace, kPackOnce}) {
       Config c(knobs_.size(), 0);
       c[knob_at("vec_var")] = static_cast<int>(v);
       c[knob_at("row_var")] = static_cast<int>(row);
@@ -142,7 +142,7 @@ void CpuSpace::add_blocked_seeds(std::vector<Config>& out, std::size_t v, std::i
             strided = strided || strided_in(a, vecs_[v]);
             by_vec = by_vec || reads_along(a, vecs_[v]);
           }
-        c[k] = pads(in, v) ? 4 : by_vec ? (around || strided ? 3 : 2) : other_level;
+        c[k] = pads(in, v) ? kPackPadded : by_vec ? (around || strided ? kPackOnce : kPackAtOuterTile) : other_level;
       }
       c[parallel_knob_] = outer_parallel_choice();
       push_admissible(out, c);
@@ -203,13 +203,13 @@ std::size_t CpuSpace::seed_row(std::size_t v) const {
 // seed too, after it (append_in_place_variants()).
 bool CpuSpace::pads(const std::string& in, std::size_t v) const {
   constexpr double kPadReuse = 16;
-  if (choice_index(knob_at("pack_" + in), 4) < 0) return false;  // no padded copy: reads stay inside
+  if (choice_index(knob_at("pack_" + in), kPackPadded) < 0) return false;  // no padded copy: reads stay inside
   if (outside_along_.at(v).count(in)) return true;
   return static_cast<double>(op_.macs()) >= kPadReuse * static_cast<double>(op_.tensor(in).numel());
 }
 
-// Appends, after every seed, each one's variant reading its padded inputs in place (pack level
-// 4 -> 0) where that is admissible: where pads() copies an input for its reuse alone, whether
+// Appends, after every seed, each one's variant reading its padded inputs in place (kPackPadded
+// -> kInPlace) where that is admissible: where pads() copies an input for its reuse alone, whether
 // the copy pays differs between shapes of one family and between machines. rn50_c2_3x3's best
 // kernels on a Zen 5 read the image in place, and no padded seed led the search there; on a
 // Xeon with AVX-512 the in-place twins of the register-tile seeds ran at 0.99, 0.97 and 1.00 of
@@ -217,15 +217,15 @@ bool CpuSpace::pads(const std::string& in, std::size_t v) const {
 // 0.95, and rn50_c2's best of 300 trials read in place again (transfer-2026-12-07-xeon.md).
 // Appended, so the seeds measured first are unchanged.
 void CpuSpace::append_in_place_variants(std::vector<Config>& seeds) const {
-  std::vector<Config> more;
-  for (Config c : seeds) {
-    bool padded = false;
-    for (const auto& in : inputs_)
-      if (int& level = c[knob_at("pack_" + in)]; level == 4) level = 0, padded = true;
-    if (padded) push_admissible(more, c);
-  }
-  for (const Config& c : more)
-    if (std::find(seeds.begin(), seeds.end(), c) == seeds.end()) seeds.push_back(c);
+  add_variants(
+      seeds,
+      [&](Config& c) {
+        bool padded = false;
+        for (const auto& in : inputs_)
+          if (int& level = c[knob_at("pack_" + in)]; level == kPackPadded) level = kInPlace, padded = true;
+        return padded;
+      },
+      false);
 }
 
 // Puts before the seeds each one's variant with optional knob `knob` at 1 (when the op has the
@@ -233,12 +233,23 @@ void CpuSpace::append_in_place_variants(std::vector<Config>& seeds) const {
 void CpuSpace::prepend_variants(std::vector<Config>& seeds, const std::string& knob) const {
   const auto k = optional_at(knob);
   if (!k) return;
+  add_variants(
+      seeds,
+      [&](Config& c) {
+        const bool changed = c[*k] != 1;
+        c[*k] = 1;
+        return changed;
+      },
+      true);
+}
+
+// Adds each seed's variant that `edit` makes of it (edit says whether it changed anything),
+// when admissible and not a seed already: before the seeds or after them, in the seeds' order.
+void CpuSpace::add_variants(std::vector<Config>& seeds, const std::function<bool(Config&)>& edit, bool before) const {
   std::vector<Config> more;
-  for (Config c : seeds) {
-    c[*k] = 1;
-    push_admissible(more, c);
-  }
-  seeds.insert(seeds.begin(), more.begin(), more.end());
+  for (Config c : seeds)
+    if (edit(c) && std::find(seeds.begin(), seeds.end(), c) == seeds.end()) push_admissible(more, c);
+  seeds.insert(before ? seeds.begin() : seeds.end(), more.begin(), more.end());
 }
 
 // The bytes of the largest weight: an input indexed by no spatial variable but the vector

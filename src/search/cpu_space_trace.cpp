@@ -129,10 +129,10 @@ struct CpuSpace::TraceBuilder {
     const std::string outer_tile = !tiles.empty() ? (hoist ? ro : tiles.front()) : acc_at;
     for (const auto& in : space.inputs_) {
       const std::int64_t level = val("pack_" + in);
-      if (level == 1 && !acc_at.empty()) s.push_back(Transform::pack(in, acc_at));
-      if (level == 2 && !outer_tile.empty()) s.push_back(Transform::pack(in, outer_tile));
-      if (level == 3) s.push_back(Transform::pack(in, "root"));
-      if (level == 4) s.push_back(Transform::pack_padded(in));
+      if (level == kPackAtTile && !acc_at.empty()) s.push_back(Transform::pack(in, acc_at));
+      if (level == kPackAtOuterTile && !outer_tile.empty()) s.push_back(Transform::pack(in, outer_tile));
+      if (level == kPackOnce) s.push_back(Transform::pack(in, "root"));
+      if (level == kPackPadded) s.push_back(Transform::pack_padded(in));
     }
   }
 
