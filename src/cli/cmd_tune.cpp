@@ -9,12 +9,14 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/cli_common.hpp"
 #include "codegen/codegen_vta.hpp"
 #include "hw/target.hpp"
 #include "ir/error.hpp"
 #include "ir/json_limits.hpp"
+#include "model/transfer_model.hpp"
 #include "runtime/interrupt.hpp"
 #include "search/tuner.hpp"
 
@@ -168,8 +170,27 @@ void print_phases(const TuneResult& r) {
   std::cout << "\n";
 }
 
+// How zero-shot chose: the pick rule the target's stored transfer model carries (none when the
+// database was read-only and the rule was judged in memory only).
+void print_pick_rule(const Database& db, const std::string& target) {
+  const auto blob = db.latest_model(target, kTransferModelKind);
+  if (!blob) return;
+  std::optional<PickRule> rule;
+  try {
+    rule = TransferModel::load(blob->blob).pick_rule;
+  } catch (const Error&) {
+    return;  // written by another version
+  }
+  if (!rule) return;
+  std::cout << "rule      " << (rule->among == 1 ? "P alone" : "A among P's first " + std::to_string(rule->among))
+            << (rule->families > 0 ? " (judged on this database's " + std::to_string(rule->families) +
+                                         " op families, each left out in turn)"
+                                   : std::string(" (the default: the database has too few op families to judge)"))
+            << "\n";
+}
+
 // Zero-shot: the pick this run measured (the task's best may be an earlier run's).
-void print_pick(const TuneResult& r) {
+void print_pick(const TuneResult& r, const std::string& target) {
   if (r.record_ids.empty()) {
     std::cout << "pick      none: the task's records leave nothing to predict\n";
     return;
@@ -180,6 +201,7 @@ void print_pick(const TuneResult& r) {
   std::cout << "pick      record " << rec->id << ", " << status_name(rec->status);
   if (rec->ok()) std::cout << ", " << format_time(rec->median_s) << " (one kernel timed, checked against the reference)";
   std::cout << " after " << r.record_ids.size() << " attempt" << (r.record_ids.size() == 1 ? "" : "s") << "\n";
+  print_pick_rule(db, target);
 }
 
 // The summary for people: the task, its trials, the best kernel and how it was found.
@@ -201,7 +223,7 @@ void print_text_summary(const Op& op, const std::string& target_name, const Tune
   for (std::size_t i = 0; i < r.arms.size(); ++i)
     std::cout << (i == 0 ? "arms      " : "          ") << r.arms[i].trials << " trials, " << r.arms[i].valid
               << " valid, best " << fixed(r.arms[i].best_gflops, 2) << " GFLOP/s: " << r.arms[i].name << "\n";
-  if (a.strategy == "predict") print_pick(r);
+  if (a.strategy == "predict") print_pick(r, target_name);
   std::cout << "rate      " << fixed(r.candidates_per_minute, 1) << " candidates/min over "
             << format_duration(r.elapsed_s) << "\n";
   print_phases(r);

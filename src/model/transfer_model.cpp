@@ -3,9 +3,16 @@
 #include "model/transfer_model.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <exception>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
+#include <sstream>
+#include <string_view>
+#include <thread>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -35,11 +42,14 @@ std::vector<float> transfer_of(const Record& r) {
 }
 
 std::string header_of(const TransferModel& m) {
-  nlohmann::json h = {{"format", "attune-transfer-1"},
-                      {"data_version", m.data_version},
-                      {"rows", m.rows},
-                      {"valid_rows", m.valid_rows},
-                      {"tasks", m.tasks}};
+  nlohmann::json h = {
+      {"format", "attune-transfer-1"},
+      {"data_version", m.data_version},
+      {"rows", m.rows},
+      {"valid_rows", m.valid_rows},
+      {"tasks", m.tasks},
+      {"pick_rule", m.pick_rule ? nlohmann::json{{"among", m.pick_rule->among}, {"families", m.pick_rule->families}}
+                                : nlohmann::json()}};
   for (const auto& [name, model] :
        {std::pair{"V", &m.v}, std::pair{"P", &m.p}, std::pair{"A", &m.a}})
     h["sizes"][name] = *model ? (*model)->save().size() : 0;
@@ -71,6 +81,8 @@ TransferModel TransferModel::load(const std::string& bytes) {
     m.rows = h.at("rows").get<std::int64_t>();
     m.valid_rows = h.at("valid_rows").get<std::int64_t>();
     m.tasks = h.at("tasks").get<std::int64_t>();
+    if (h.contains("pick_rule") && !h["pick_rule"].is_null())
+      m.pick_rule = PickRule{h["pick_rule"].at("among").get<int>(), h["pick_rule"].at("families").get<int>()};
     std::size_t at = nl + 1;
     for (const auto& [name, model, kind] :
          {std::tuple{"V", &m.v, ModelKind::validity}, std::tuple{"P", &m.p, ModelKind::rank},
@@ -109,6 +121,7 @@ TransferRows transfer_rows(const Database& db, const std::string& target, const 
     }
     if (attempts.empty()) continue;
     ++rows.tasks;
+    TransferRows::Task where{op_family(task.spec), rows.p_x.size(), 0, rows.a_x.size(), 0};
     unsigned p_n = 0, a_n = 0;
     for (const Attempt& at : attempts) {
       const Record& r = *at.r;
@@ -129,8 +142,160 @@ TransferRows transfer_rows(const Database& db, const std::string& target, const 
     }
     if (p_n > 0) rows.p_groups.push_back(p_n);
     if (a_n > 0) rows.a_groups.push_back(a_n);
+    where.p_count = p_n;
+    where.a_count = a_n;
+    if (p_n > 0) rows.valid_tasks.push_back(std::move(where));
   }
   return rows;
+}
+
+std::string op_family(const std::string& spec) {
+  std::string family, line;
+  std::istringstream in(spec);
+  while (std::getline(in, line)) {
+    if (line.rfind("tensor ", 0) == 0) continue;  // the declarations hold the sizes
+    // Tokens without the blanks: names, numbers, single symbols.
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < line.size();) {
+      const auto c = static_cast<unsigned char>(line[i]);
+      std::size_t j = i + 1;
+      if (std::isalnum(c) || c == '_')
+        while (j < line.size() && (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '_')) ++j;
+      if (!std::isspace(c)) tokens.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    // A number goes with the operator that applies it: the one before it ("- 1", "l * 2"), or
+    // after it where it starts a term ("2 * p").
+    const auto number = [&](std::size_t i) {
+      return i < tokens.size() && std::isdigit(static_cast<unsigned char>(tokens[i][0]));
+    };
+    const auto op = [&](std::size_t i) {
+      return tokens[i].size() == 1 && std::string_view("+-*/").find(tokens[i][0]) != std::string_view::npos;
+    };
+    const auto applies = [&](std::size_t i) {
+      return op(i) && (number(i + 1) || (i > 0 && number(i - 1) && (i < 2 || !op(i - 2))));
+    };
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+      if (!number(i) && !applies(i)) family += tokens[i];
+    family += '\n';
+  }
+  return family;
+}
+
+namespace {
+
+// The rankers' training rows without the tasks of `family`.
+struct Without {
+  FeatureRows p_x, a_x;
+  std::vector<float> p_y, a_y;
+  std::vector<unsigned> p_groups, a_groups;
+};
+Without rows_without(const TransferRows& rows, const std::string& family) {
+  Without w;
+  for (const TransferRows::Task& t : rows.valid_tasks) {
+    if (t.family == family) continue;
+    for (std::size_t i = t.p_begin; i < t.p_begin + t.p_count; ++i) {
+      w.p_x.push_back(rows.p_x[i]);
+      w.p_y.push_back(rows.p_y[i]);
+    }
+    w.p_groups.push_back(static_cast<unsigned>(t.p_count));
+    if (t.a_count == 0) continue;
+    for (std::size_t i = t.a_begin; i < t.a_begin + t.a_count; ++i) {
+      w.a_x.push_back(rows.a_x[i]);
+      w.a_y.push_back(rows.a_y[i]);
+    }
+    w.a_groups.push_back(static_cast<unsigned>(t.a_count));
+  }
+  return w;
+}
+
+FitOptions ranker_options() {
+  FitOptions o;
+  o.rounds = kTransferRankRounds;
+  o.max_depth = kTransferRankDepth;
+  return o;
+}
+
+}  // namespace
+
+std::vector<PickRuleScore> judge_pick_rules(const TransferRows& rows, const std::vector<int>& among) {
+  std::vector<std::string> families;
+  for (const auto& t : rows.valid_tasks)
+    if (std::find(families.begin(), families.end(), t.family) == families.end()) families.push_back(t.family);
+  if (families.size() < 2) return {};
+  // Per family: each rule's summed labels and the tasks judged; each worker fills its own.
+  std::vector<std::vector<double>> sums(families.size(), std::vector<double>(among.size(), 0.0));
+  std::vector<int> judged(families.size(), 0);
+  const auto judge_family = [&](std::size_t f) {
+    const Without w = rows_without(rows, families[f]);
+    if (w.p_x.size() < kMinValidRows || w.a_x.size() < kMinValidRows) return;
+    CostModel p(ModelKind::rank), a(ModelKind::rank);
+    p.fit(w.p_x, w.p_y, w.p_groups, ranker_options());
+    a.fit(w.a_x, w.a_y, w.a_groups, ranker_options());
+    for (const TransferRows::Task& t : rows.valid_tasks) {
+      // A's rows are P's with the hidden features, in the same order, where every row has them.
+      if (t.family != families[f] || t.a_count != t.p_count || t.p_count < 2) continue;
+      const FeatureRows px(rows.p_x.begin() + t.p_begin, rows.p_x.begin() + t.p_begin + t.p_count);
+      const FeatureRows ax(rows.a_x.begin() + t.a_begin, rows.a_x.begin() + t.a_begin + t.a_count);
+      const std::vector<float> ps = p.predict(px), as = a.predict(ax);
+      std::vector<std::size_t> order(t.p_count);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return ps[x] > ps[y]; });
+      for (std::size_t r = 0; r < among.size(); ++r) {
+        const std::size_t k = std::min<std::size_t>(std::max(among[r], 1), t.p_count);
+        const auto pick = *std::max_element(order.begin(), order.begin() + k,
+                                            [&](std::size_t x, std::size_t y) { return as[x] < as[y]; });
+        sums[f][r] += rows.p_y[t.p_begin + pick];
+      }
+      ++judged[f];
+    }
+  };
+  // Each fit is single-threaded (xgb_booster.cpp), so the families run side by side.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> failed(families.size());
+  const auto worker = [&] {
+    for (std::size_t f; (f = next++) < families.size();) try {
+        judge_family(f);
+      } catch (...) {
+        failed[f] = std::current_exception();
+      }
+  };
+  std::vector<std::thread> workers;
+  const std::size_t n = std::min<std::size_t>(families.size(), std::max(1u, std::thread::hardware_concurrency()));
+  for (std::size_t i = 1; i < n; ++i) workers.emplace_back(worker);
+  worker();
+  for (auto& w : workers) w.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+
+  std::vector<PickRuleScore> scores;
+  for (std::size_t r = 0; r < among.size(); ++r) {
+    PickRuleScore s{among[r], 0.0, 0};
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      s.mean += sums[f][r];
+      s.tasks += judged[f];
+    }
+    if (s.tasks > 0) s.mean /= s.tasks;
+    scores.push_back(s);
+  }
+  return scores;
+}
+
+PickRule choose_pick_rule(const TransferRows& rows) {
+  const std::vector<int> rules(std::begin(kPickRules), std::end(kPickRules));
+  PickRule best{rules.back(), 0};
+  double best_mean = -1;
+  for (const PickRuleScore& s : judge_pick_rules(rows, rules))
+    if (s.tasks > 0 && s.mean > best_mean) {
+      best.among = s.among;
+      best_mean = s.mean;
+    }
+  if (best_mean >= 0) {
+    std::set<std::string> families;
+    for (const auto& t : rows.valid_tasks) families.insert(t.family);
+    best.families = static_cast<int>(families.size());
+  }
+  return best;
 }
 
 TransferModel train_transfer_model(const TransferRows& rows) {
@@ -145,9 +310,7 @@ TransferModel train_transfer_model(const TransferRows& rows) {
     m.v.emplace(ModelKind::validity);
     m.v->fit(rows.v_x, rows.v_y);
   }
-  FitOptions ranker;
-  ranker.rounds = kTransferRankRounds;
-  ranker.max_depth = kTransferRankDepth;
+  const FitOptions ranker = ranker_options();
   if (rows.p_x.size() >= kMinValidRows) {
     m.p.emplace(ModelKind::rank);
     m.p->fit(rows.p_x, rows.p_y, rows.p_groups, ranker);
@@ -160,7 +323,7 @@ TransferModel train_transfer_model(const TransferRows& rows) {
 }
 
 std::optional<TransferModel> current_transfer_model(Database& db, const std::string& target,
-                                                    const std::string& hidden_kind) {
+                                                    const std::string& hidden_kind, bool with_pick_rule) {
   std::optional<TransferModel> stored;
   try {
     if (auto blob = db.latest_model(target, kTransferModelKind)) stored = TransferModel::load(blob->blob);
@@ -171,9 +334,16 @@ std::optional<TransferModel> current_transfer_model(Database& db, const std::str
   if (rows.p_x.empty()) return std::nullopt;
   if (stored && stored->data_version <= rows.max_record_id) {
     const auto unseen = static_cast<std::int64_t>(rows.v_x.size()) - stored->rows;
-    if (unseen < kStaleNewRecords && unseen < kStaleShare * static_cast<double>(stored->rows) + 1) return stored;
+    if (unseen < kStaleNewRecords && unseen < kStaleShare * static_cast<double>(stored->rows) + 1) {
+      if (with_pick_rule && !stored->pick_rule) {
+        stored->pick_rule = choose_pick_rule(rows);
+        if (!db.read_only()) db.save_model(target, kTransferModelKind, stored->save());
+      }
+      return stored;
+    }
   }
   TransferModel fresh = train_transfer_model(rows);
+  if (with_pick_rule) fresh.pick_rule = choose_pick_rule(rows);
   if (!db.read_only()) db.save_model(target, kTransferModelKind, fresh.save());
   return fresh;
 }

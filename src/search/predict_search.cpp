@@ -7,16 +7,14 @@
 // walk over P's scores plus random configs: a model trained on a few op families ranks well
 // inside the seeds but picks badly far from them (for gemm_512, trained on convolutions and
 // batched matmuls only, P's favourite of an open pool took 77 ms where the seeds' best took
-// 1.4). P ranks the pool, V moves what it predicts invalid to the back, the best kCompiled go
-// to the compiler, and A (after compiling, with the hidden features) picks the one that is
-// measured. kCompiled covers the seeds of every CPU bench op on AVX-512 (3-24) but rn50_c4
-// and c5 (36 and 52, with their in-place twins; P's 24 first are compiled): P alone, before
-// compiling, cannot tell a tile that spills from one that does not, and which of the seeds is
-// best differs by op family; A sees the spills and the instruction mix, which mean the same in
-// every family. Compiling costs seconds; only the pick is timed. Should that one fail, the
-// next proposal is the next of P's ranking; after kMaxFailures the run ends without a kernel.
-// Once one is valid, nothing more is proposed.
+// 1.4). P ranks the pool and V moves what it predicts invalid to the back. Then the model's
+// pick rule (choose_pick_rule, judged on the database's own families) decides: P's first
+// alone, or A (after compiling, with the hidden features: the spills and the instruction mix,
+// which P cannot see before compiling) choosing among P's first k, all k compiled. Only the
+// pick is timed. Should that one fail, the next proposal is the next of P's ranking; after
+// kMaxFailures the run ends without a kernel. Once one is valid, nothing more is proposed.
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -33,7 +31,7 @@ namespace {
 
 constexpr int kPool = 512;         // P's candidates: annealed and random, half each
 constexpr int kMinPool = 3;        // seeds needed to skip the open pool
-constexpr int kCompiled = 24;      // compiled per pick, for A to choose among
+constexpr int kCompiled = *std::max_element(std::begin(kPickRules), std::end(kPickRules));  // the most per pick
 constexpr int kMaxFailures = 4;    // picks that fail before the run gives up
 constexpr float kValidCut = 0.5f;  // V's P(valid) below which a config is not picked
 
@@ -48,7 +46,7 @@ class PredictSearch final : public Strategy {
     if (ctx.space->transfer_features(ctx.space->random_config(rng_)).empty())
       throw Error("strategy predict: this op's schedule space has no cross-task features (multi-stage ops and the "
                   "mapping space do not); use --strategy ml2");
-    model_ = current_transfer_model(*ctx.db, ctx.target, ctx.space->hidden_kind());
+    model_ = current_transfer_model(*ctx.db, ctx.target, ctx.space->hidden_kind(), /*with_pick_rule=*/true);
     if (!model_ || !model_->p)
       throw Error("zero-shot needs a model of other tasks, and the database has too few valid records of target " +
                   ctx.target + " with cross-task features: tune a few ops of this target first (any strategy)");
@@ -70,7 +68,8 @@ class PredictSearch final : public Strategy {
     if (!model_) throw Error("strategy predict proposes from the target's cross-task models: begin() loads them");
     if (ranked_.empty()) rank(space, seen, rng);
     std::vector<Config> out;
-    while (!ranked_.empty() && static_cast<int>(out.size()) < std::min(n, kCompiled)) {
+    const int among = !model_->a ? 1 : model_->pick_rule ? model_->pick_rule->among : kCompiled;
+    while (!ranked_.empty() && static_cast<int>(out.size()) < std::min(n, among)) {
       if (!seen.count(ranked_.back())) out.push_back(ranked_.back());
       ranked_.pop_back();
     }
@@ -85,7 +84,8 @@ class PredictSearch final : public Strategy {
       for (const auto& c : compiled) rows.push_back(inputs_.transfer_combined(space, c.config, c.hidden));
       score = model_->a->predict(rows);
     }
-    // Without A, P's order stands: propose() handed them best first.
+    // Without A (or with P alone as the rule, one candidate), P's order stands: propose() handed
+    // them best first.
     const auto best = std::max_element(score.begin(), score.end());
     return {static_cast<std::size_t>(best - score.begin())};
   }
