@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "search/tuner.hpp"
@@ -97,9 +98,10 @@ class CpuSpace final : public Space {
   void add_variants(std::vector<Config>& seeds, const std::function<bool(Config&)>& edit, bool before) const;
   void prepend_variants(std::vector<Config>& seeds, const std::string& knob) const;
   void append_in_place_variants(std::vector<Config>& seeds) const;
+  void append_reduction_blocked_variants(std::vector<Config>& seeds) const;
   bool pads(const std::string& input, std::size_t v) const;
   std::size_t seed_row(std::size_t v) const;
-  std::int64_t largest_weight_bytes() const;
+  std::pair<std::string, std::int64_t> largest_weight() const;
   int outer_parallel_choice() const;
   void push_admissible(std::vector<Config>& out, const Config& c) const;
 
