@@ -270,10 +270,11 @@ std::vector<PickRuleScore> judge_pick_rules(const TransferRows& rows, const std:
 
   std::vector<PickRuleScore> scores;
   for (std::size_t r = 0; r < among.size(); ++r) {
-    PickRuleScore s{among[r], 0.0, 0};
+    PickRuleScore s{among[r], 0.0, 0, 0};
     for (std::size_t f = 0; f < families.size(); ++f) {
       s.mean += sums[f][r];
       s.tasks += judged[f];
+      s.families += judged[f] > 0;
     }
     if (s.tasks > 0) s.mean /= s.tasks;
     scores.push_back(s);
@@ -281,20 +282,26 @@ std::vector<PickRuleScore> judge_pick_rules(const TransferRows& rows, const std:
   return scores;
 }
 
+namespace {
+
+// Whether `rows` hold two families or more, so that one can be left out.
+bool judgeable(const TransferRows& rows) {
+  for (const auto& t : rows.valid_tasks)
+    if (t.family != rows.valid_tasks.front().family) return true;
+  return false;
+}
+
+}  // namespace
+
 PickRule choose_pick_rule(const TransferRows& rows) {
   const std::vector<int> rules(std::begin(kPickRules), std::end(kPickRules));
   PickRule best{rules.back(), 0};
   double best_mean = -1;
   for (const PickRuleScore& s : judge_pick_rules(rows, rules))
     if (s.tasks > 0 && s.mean > best_mean) {
-      best.among = s.among;
+      best = {s.among, s.families};
       best_mean = s.mean;
     }
-  if (best_mean >= 0) {
-    std::set<std::string> families;
-    for (const auto& t : rows.valid_tasks) families.insert(t.family);
-    best.families = static_cast<int>(families.size());
-  }
   return best;
 }
 
@@ -335,7 +342,8 @@ std::optional<TransferModel> current_transfer_model(Database& db, const std::str
   if (stored && stored->data_version <= rows.max_record_id) {
     const auto unseen = static_cast<std::int64_t>(rows.v_x.size()) - stored->rows;
     if (unseen < kStaleNewRecords && unseen < kStaleShare * static_cast<double>(stored->rows) + 1) {
-      if (with_pick_rule && !stored->pick_rule) {
+      // Judged once per model; a default judged on one family is judged again once there are two.
+      if (with_pick_rule && (!stored->pick_rule || (stored->pick_rule->families == 0 && judgeable(rows)))) {
         stored->pick_rule = choose_pick_rule(rows);
         if (!db.read_only()) db.save_model(target, kTransferModelKind, stored->save());
       }

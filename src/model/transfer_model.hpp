@@ -90,7 +90,8 @@ TransferModel train_transfer_model(const TransferRows& rows);
 struct PickRuleScore {
   int among = 0;
   double mean = 0;
-  int tasks = 0;
+  int tasks = 0;     // tasks judged
+  int families = 0;  // families they came from (one with too few rows left out is not judged)
 };
 std::vector<PickRuleScore> judge_pick_rules(const TransferRows& rows, const std::vector<int>& among);
 

@@ -236,14 +236,16 @@ void CpuSpace::append_in_place_variants(std::vector<Config>& seeds) const {
 }
 
 // Appends, after every seed that sweeps its weight panels over every pixel (outer_inside) and
-// reads the weights in place along its vector dimension, its variant with the reduction split and hoisted above the
-// tiles so that one pass reads at most kSweptWeightBytes of them. Read in place (a transposed convolution's W[r, s, c,
-// k], the vector dimension k innermost), one vector tile's panel is a slice of every row of the whole tensor, so its
-// cache lines span all of it; packed (a dense NCHW convolution's weights, strided along k), the panel is contiguous and
-// small. Measured on a Xeon (evolutionary, 60-90 trials, the seeds first; best variant against the best earlier seed):
-// t2d_1 1.32x, t2d_2 1.22x faster, and the best kernels of every 300-trial run of t2d_2 split the channels so (by 128
-// of 256); the same variants of rn50_c4's seeds that pack the weights ran at 0.79x, of rn50_c5's at 1.05x, and of those
-// that broadcast them (vectorised along the pixels) 6x slower.
+// reads the weights in place along its vector dimension, its variant with the reduction split
+// and hoisted above the tiles so that one pass reads at most kSweptWeightBytes of them. Read in
+// place (a transposed or dilated NHWC convolution's W[r, s, c, k], the vector dimension k
+// innermost), one vector tile's panel is a slice of every row of the whole tensor, so its
+// cache lines span all of it; packed (an NCHW convolution's weights, strided along k), the
+// panel is contiguous and small. Measured on a Xeon (evolutionary, seed 1, the seeds first;
+// the variants' best against the earlier seeds' best): t2d_1 1.64x, t2d_2 1.22x and dil_2
+// 1.48x faster, and the best kernels of every 300-trial run of t2d_2 split the channels so (by
+// 128 of 256); the same variants of rn50_c4's seeds that pack the weights ran at 0.79x, and of
+// those that broadcast them (vectorised along the pixels) 6x slower.
 void CpuSpace::append_reduction_blocked_variants(std::vector<Config>& seeds) const {
   const auto inside = optional_at("outer_inside");
   const auto [weight, bytes] = largest_weight();

@@ -220,5 +220,17 @@ TEST(TransferModel, OnlyZeroShotPaysForThePickRuleAndItIsSavedWithTheModel) {
   EXPECT_EQ(f.db.latest_model("x86", kTransferModelKind)->id, saved->id) << "judged once";
 }
 
+TEST(TransferModel, ADefaultRuleIsJudgedAgainOnceThereAreTwoFamilies) {
+  Fake f;
+  f.add_task("x86", 200, 1.0, true, "gemm", /*hidden=*/true);
+  const auto one = current_transfer_model(f.db, "x86", "cpu", /*with_pick_rule=*/true);
+  ASSERT_TRUE(one && one->pick_rule);
+  EXPECT_EQ(one->pick_rule->families, 0) << "one family: the default";
+  f.add_task("x86", 14, 1.0, true, "conv", /*hidden=*/true);  // too few new records to retrain
+  const auto two = current_transfer_model(f.db, "x86", "cpu", true);
+  EXPECT_EQ(two->data_version, one->data_version) << "the same model";
+  EXPECT_EQ(two->pick_rule->families, 2) << "its rule judged again";
+}
+
 }  // namespace
 }  // namespace attune
