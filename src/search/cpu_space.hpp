@@ -98,7 +98,7 @@ class CpuSpace final : public Space {
   void add_variants(std::vector<Config>& seeds, const std::function<bool(Config&)>& edit, bool before) const;
   void prepend_variants(std::vector<Config>& seeds, const std::string& knob) const;
   void append_in_place_variants(std::vector<Config>& seeds) const;
-  void append_reduction_blocked_variants(std::vector<Config>& seeds) const;
+  void prepend_reduction_blocked_variants(std::vector<Config>& seeds) const;
   bool pads(const std::string& input, std::size_t v) const;
   std::size_t seed_row(std::size_t v) const;
   std::pair<std::string, std::int64_t> largest_weight() const;

@@ -36,8 +36,9 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plain_tiles(std::int64_t lane
 // dimension walks with a stride are packed once (so the tile's loads are contiguous), inputs
 // read outside their bounds get the padded copy where it pays (pads()), and the outermost loop
 // runs in parallel when there are threads for it. Then the cache-blocked seeds (below), and last
-// the padded seeds' in-place twins (append_in_place_variants()) and, for large weights read in
-// place, the swept seeds' twins with the reduction blocked (append_reduction_blocked_variants()).
+// the padded seeds' in-place twins (append_in_place_variants()); for large weights read in
+// place, the swept seeds' twins with the reduction blocked go first of all
+// (prepend_reduction_blocked_variants()).
 std::vector<Config> CpuSpace::seed_configs() const {
   std::vector<Config> out = register_tile_seeds();
   // Cache-blocked 6x16 tiles (GEMM's NC x KC panel, BLIS order): without them the first
@@ -56,7 +57,7 @@ std::vector<Config> CpuSpace::seed_configs() const {
   prepend_variants(out, "row_phase");
   if (largest_weight().second > kSweptWeightBytes) prepend_variants(out, "outer_inside");
   append_in_place_variants(out);
-  append_reduction_blocked_variants(out);
+  prepend_reduction_blocked_variants(out);
   return out;
 }
 
@@ -235,18 +236,20 @@ void CpuSpace::append_in_place_variants(std::vector<Config>& seeds) const {
       false);
 }
 
-// Appends, after every seed that sweeps its weight panels over every pixel (outer_inside) and
-// reads the weights in place along its vector dimension, its variant with the reduction split
-// and hoisted above the tiles so that one pass reads at most kSweptWeightBytes of them. Read in
-// place (a transposed or dilated NHWC convolution's W[r, s, c, k], the vector dimension k
-// innermost), one vector tile's panel is a slice of every row of the whole tensor, so its
-// cache lines span all of it; packed (an NCHW convolution's weights, strided along k), the
-// panel is contiguous and small. Measured on a Xeon (evolutionary, seed 1, the seeds first;
-// the variants' best against the earlier seeds' best): t2d_1 1.64x, t2d_2 1.22x and dil_2
-// 1.48x faster, and the best kernels of every 300-trial run of t2d_2 split the channels so (by
-// 128 of 256); the same variants of rn50_c4's seeds that pack the weights ran at 0.79x, and of
-// those that broadcast them (vectorised along the pixels) 6x slower.
-void CpuSpace::append_reduction_blocked_variants(std::vector<Config>& seeds) const {
+// Puts before the seeds, of each seed that sweeps its weight panels over every pixel
+// (outer_inside) and reads the weights in place along its vector dimension, the variant with
+// the reduction split and hoisted above the tiles so that one pass reads at most
+// kSweptWeightBytes of them. Read in place (a transposed or dilated NHWC convolution's
+// W[r, s, c, k], the vector dimension k innermost), one vector tile's panel is a slice of every
+// row of the whole tensor, so its cache lines span all of it; packed (an NCHW convolution's
+// weights, strided along k), the panel is contiguous and small. Measured on a Xeon
+// (evolutionary, seed 1, the seeds first; the variants' best against the earlier seeds' best):
+// t2d_1 1.64x, t2d_2 1.22x and dil_2 1.48x faster, and the best kernels of every 300-trial run
+// of t2d_2 split the channels so (by 128 of 256); the same variants of rn50_c4's seeds that
+// pack the weights ran at 0.79x, and of those that broadcast them (vectorised along the pixels)
+// 6x slower. First, because they were the faster on every op that has them: appended, every
+// strategy reached 95% of t2d_2's best of 300 trials at the first of them, the 23rd measurement.
+void CpuSpace::prepend_reduction_blocked_variants(std::vector<Config>& seeds) const {
   const auto inside = optional_at("outer_inside");
   const auto [weight, bytes] = largest_weight();
   if (!inside || red_.empty() || bytes <= kSweptWeightBytes) return;
@@ -268,7 +271,7 @@ void CpuSpace::append_reduction_blocked_variants(std::vector<Config>& seeds) con
         c[knob_at("red_hoist")] = 1;
         return true;
       },
-      false);
+      true);
 }
 
 // Puts before the seeds each one's variant with optional knob `knob` at 1 (when the op has the

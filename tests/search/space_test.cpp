@@ -189,7 +189,7 @@ TEST(CpuSpace, SeedsCopyOnlyInputsReadOftenEnough) {
 }
 
 // Weights past 1 MiB read in place along the vector dimension (a transposed NHWC convolution's
-// W[r, s, c, k]) get, after the other seeds, each swept seed's twin with the channels split so
+// W[r, s, c, k]) get, before the other seeds, each swept seed's twin with the channels split so
 // that one pass reads at most 1 MiB of them, hoisted above the tiles; packed or broadcast
 // weights (an NCHW convolution's), and small ones, do not.
 TEST(CpuSpace, LargeInPlaceWeightsGetReductionBlockedSeeds) {
@@ -203,17 +203,17 @@ TEST(CpuSpace, LargeInPlaceWeightsGetReductionBlockedSeeds) {
                                     ks.begin());
   };
   const auto blocked = [&](const Config& c) { return knob(c, "red_hoist") == 1 && knob(c, "red_split") != 0; };
-  const auto first = std::find_if(seeds.begin(), seeds.end(), blocked);
-  ASSERT_NE(first, seeds.end());
-  EXPECT_TRUE(std::all_of(first, seeds.end(), blocked)) << "appended after every other seed";
-  for (auto it = first; it != seeds.end(); ++it) {
+  const auto first = std::find_if_not(seeds.begin(), seeds.end(), blocked);
+  ASSERT_NE(first, seeds.begin());
+  EXPECT_TRUE(std::none_of(first, seeds.end(), blocked)) << "put before every other seed";
+  for (auto it = seeds.begin(); it != first; ++it) {
     EXPECT_EQ(knob(*it, "red_split"), 128) << "2 MiB of weights over 256 channels: 128 per pass";
     EXPECT_EQ(knob(*it, "outer_inside"), 1);
     EXPECT_EQ(knob(*it, "pack_W"), 0);
-    Config twin = *it;  // the earlier seed it was made from: the same but for the split
+    Config twin = *it;  // the seed it was made from: the same but for the split
     twin[index_of("red_split")] = 0;
     twin[index_of("red_hoist")] = 0;
-    EXPECT_NE(std::find(seeds.begin(), first, twin), first);
+    EXPECT_NE(std::find(first, seeds.end(), twin), seeds.end());
   }
   for (const char* spec : {"conv2d:N=1,H=14,W=14,C=256,K=256,R=3,S=3,stride=1,pad=1,layout=NCHW",
                            "conv2d_transpose:N=1,H=8,W=8,C=64,K=32,R=4,S=4,stride=2,pad=1,layout=NHWC"}) {
