@@ -210,6 +210,33 @@ TEST(ModelStrategies, Ml2FirstMeasuresTheSeedsOfEveryVectorDimension) {
   EXPECT_NE(dims[0], dims[1]) << "the first two measurements vectorise different dimensions";
 }
 
+// Whatever the transfer models say, ml2 measures the space's first seed first, as the cold
+// strategies do: the seeds' order is what the code generator knows. Models taught the opposite
+// of the truth (every earlier time inverted) would pass it over.
+TEST(ModelStrategies, Ml2MeasuresTheSpacesFirstSeedFirst) {
+  TempDir dir;
+  const std::string db = (dir.path / "t.db").string();
+  TuneOptions taught = options(db, "cpu", "evolutionary", 24, 1);
+  taught.mappings = "off";
+  tune(op_from_cli("conv2d:N=1,H=8,W=32,C=8,K=32,R=3,S=3,stride=1,pad=1,layout=NCHW"), taught);
+  testing::raw_sql(db, "UPDATE records SET median_s = 1.0 / median_s WHERE median_s > 0; DELETE FROM models;");
+  const Op conv = op_from_cli("conv2d:N=1,H=10,W=32,C=8,K=32,R=3,S=3,stride=1,pad=1,layout=NCHW");
+  TuneOptions warm = options(db, "cpu", "ml2", 4, 2);
+  warm.mappings = "off";
+  const auto res = tune(conv, warm);
+  // The oracle: a cold strategy's first measurement, in a database of its own.
+  const std::string cold_db = (dir.path / "cold.db").string();
+  TuneOptions cold = options(cold_db, "cpu", "evolutionary", 1, 3);
+  cold.mappings = "off";
+  const auto cold_res = tune(conv, cold);
+  Database d = Database::open(db, OpenMode::read_only), c = Database::open(cold_db, OpenMode::read_only);
+  ASSERT_TRUE(d.latest_model(tuning_target_name("cpu"), kTransferModelKind).has_value());
+  const auto warm_records = d.records(res.task_id), cold_records = c.records(cold_res.task_id);
+  ASSERT_FALSE(warm_records.empty());
+  ASSERT_FALSE(cold_records.empty());
+  EXPECT_EQ(warm_records.front().trace_hash, cold_records.front().trace_hash);
+}
+
 TEST(ModelStrategies, UnknownStrategyNamesTheKnownOnes) {
   try {
     make_strategy("ml3");
