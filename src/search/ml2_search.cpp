@@ -21,9 +21,8 @@
 // structure (vector dimension) first (the seeds differ 20x; A, on what the compiler made of
 // each, picked 0.92-0.94 of a held-out op's best among them in one round, and the 3rd or 4th
 // best seed of dep_2 and t2d_2 in a later one: docs/results/transfer-2026-12-07-judge.md);
-// without one the seeds are measured
-// first, all of them, in P's order. At the end the transfer models are retrained when this run
-// added enough records, and saved.
+// without one the seeds are measured first, all of them, in P's order. At the end the transfer
+// models are retrained when this run added enough records, and saved.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
