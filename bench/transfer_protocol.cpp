@@ -111,6 +111,14 @@ Record best_record(const std::string& db, const std::string& workload, int threa
   throw Error(db + ": no valid record of " + workload);
 }
 
+// Every record of `workload` in the database at `db`, in the order they were made.
+std::vector<Record> workload_records(const std::string& db, const std::string& workload) {
+  const Database d = Database::open(db, OpenMode::read_only);
+  for (const auto& t : d.tasks())
+    if (t.name == workload) return d.records(t.id);
+  return {};
+}
+
 // Each record's kernel rebuilt from its trace and timed as the tuner times it (a fresh worker,
 // the prepacked entry, warm-up and repeats), `rounds` times each, in turns (A, B, A, B, ...):
 // per record, its median time in each round.
@@ -261,12 +269,7 @@ double epoch_seconds(const std::string& iso) {
 void reach(const ::bench::Workload& w, Judge& judge, const TimedRun& t, OpResult& out, const std::string& strategy,
            double slow) {
   const double bar = judge.best_typical_s() / kReach;
-  std::vector<Record> records;
-  {
-    const Database d = Database::open(t.db, OpenMode::read_only);
-    for (const auto& task : d.tasks())
-      if (task.name == w.name) records = d.records(task.id);
-  }
+  const std::vector<Record> records = workload_records(t.db, w.name);
   // Each record's measurement count (as Run::measurements_to_reach counts) and the candidates.
   std::vector<int> measured_at(records.size());
   std::vector<std::size_t> near;
@@ -274,7 +277,7 @@ void reach(const ::bench::Workload& w, Judge& judge, const TimedRun& t, OpResult
   int n = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
-    if (r.strategy == "confirm") continue;
+    if (r.strategy == kConfirmStrategy) continue;
     n += r.features.value("measured", true);
     measured_at[i] = n;
     if (r.ok() && r.median_s <= kNear * bar * slow && traces.insert(r.trace).second) near.push_back(i);
@@ -314,7 +317,8 @@ void reach(const ::bench::Workload& w, Judge& judge, const TimedRun& t, OpResult
   if (hit) {
     // The run's clock starts at its first valid record (best_at's first entry).
     std::size_t first_ok = 0;
-    while (first_ok < records.size() && !(records[first_ok].ok() && records[first_ok].strategy != "confirm")) ++first_ok;
+    while (first_ok < records.size() && !(records[first_ok].ok() && records[first_ok].strategy != kConfirmStrategy))
+      ++first_ok;
     seconds = t.best_at.front().first + epoch_seconds(records[*hit].created_at) - epoch_seconds(records[first_ok].created_at);
   } else {
     ++out.never[strategy];
@@ -337,17 +341,12 @@ std::vector<double> first_seed_slowdowns(const std::string& workload, const std:
   std::vector<std::pair<std::string, double>> first(runs.size());  // (trace hash, recorded time)
   std::map<std::string, int> count;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const Database d = Database::open(runs[i]->db, OpenMode::read_only);
-    for (const auto& task : d.tasks())
-      if (task.name == workload)
-        for (const Record& r : d.records(task.id))
-          if (r.strategy != "confirm") {
-            if (r.ok() && r.median_s > 0) {
-              first[i] = {r.trace_hash, r.median_s};
-              ++count[r.trace_hash];
-            }
-            break;
-          }
+    const std::vector<Record> records = workload_records(runs[i]->db, workload);
+    const auto r =
+        std::find_if(records.begin(), records.end(), [](const Record& x) { return x.strategy != kConfirmStrategy; });
+    if (r == records.end() || !r->ok() || r->median_s <= 0) continue;
+    first[i] = {r->trace_hash, r->median_s};
+    ++count[r->trace_hash];
   }
   std::string common;
   for (const auto& [hash, n] : count)

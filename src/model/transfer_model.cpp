@@ -4,20 +4,19 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <exception>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <set>
-#include <sstream>
-#include <string_view>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "ir/error.hpp"
+#include "ir/op.hpp"
 #include "model/features.hpp"
 
 namespace attune {
@@ -149,64 +148,65 @@ TransferRows transfer_rows(const Database& db, const std::string& target, const 
   return rows;
 }
 
-std::string op_family(const std::string& spec) {
-  std::string family, line;
-  std::istringstream in(spec);
-  while (std::getline(in, line)) {
-    if (line.rfind("tensor ", 0) == 0) continue;  // the declarations hold the sizes
-    // Tokens without the blanks: names, numbers, single symbols.
-    std::vector<std::string> tokens;
-    for (std::size_t i = 0; i < line.size();) {
-      const auto c = static_cast<unsigned char>(line[i]);
-      std::size_t j = i + 1;
-      if (std::isalnum(c) || c == '_')
-        while (j < line.size() && (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '_')) ++j;
-      if (!std::isspace(c)) tokens.push_back(line.substr(i, j - i));
-      i = j;
-    }
-    // A number goes with the operator that applies it: the one before it ("- 1", "l * 2"), or
-    // after it where it starts a term ("2 * p").
-    const auto number = [&](std::size_t i) {
-      return i < tokens.size() && std::isdigit(static_cast<unsigned char>(tokens[i][0]));
-    };
-    const auto op = [&](std::size_t i) {
-      return tokens[i].size() == 1 && std::string_view("+-*/").find(tokens[i][0]) != std::string_view::npos;
-    };
-    const auto applies = [&](std::size_t i) {
-      return op(i) && (number(i + 1) || (i > 0 && number(i - 1) && (i < 2 || !op(i - 2))));
-    };
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-      if (!number(i) && !applies(i)) family += tokens[i];
-    family += '\n';
+namespace {
+
+// An access with each index reduced to its variables and their signs ("I[n,p+r,c]"): the
+// coefficients (strides, dilations) and constants (paddings) left out; a divided index (a
+// transposed convolution's) in parentheses.
+std::string access_shape(const Access& a) {
+  std::string out = a.tensor + "[";
+  for (std::size_t i = 0; i < a.index.size(); ++i) {
+    const AffineExpr& e = a.index[i];
+    std::string terms;
+    for (const auto& [v, c] : e.terms) terms += (c < 0 ? "-" : terms.empty() ? "" : "+") + v;
+    out += (i ? "," : "") + (e.divisor > 1 ? "(" + terms + ")" : terms);
   }
-  return family;
+  return out + "]";
+}
+
+}  // namespace
+
+std::string op_family(const std::string& spec) {
+  Op op;
+  try {
+    op = parse_spec(spec);
+  } catch (const Error&) {
+    return spec;  // not a spec this version reads: a family of its own
+  }
+  if (op.multi_stage()) return spec;  // no transfer features: never judged
+  std::string family = access_shape(op.output) + "+=";
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) family += (i ? "*" : "") + access_shape(op.inputs[i]);
+  if (op.epilogue.bias) family += ";bias";
+  if (op.epilogue.relu) family += ";relu";
+  if (op.epilogue.value) family += ";value";
+  return family + "\n";
 }
 
 namespace {
 
-// The rankers' training rows without the tasks of `family`.
-struct Without {
-  FeatureRows p_x, a_x;
-  std::vector<float> p_y, a_y;
-  std::vector<unsigned> p_groups, a_groups;
-};
-Without rows_without(const TransferRows& rows, const std::string& family) {
-  Without w;
-  for (const TransferRows::Task& t : rows.valid_tasks) {
-    if (t.family == family) continue;
-    for (std::size_t i = t.p_begin; i < t.p_begin + t.p_count; ++i) {
-      w.p_x.push_back(rows.p_x[i]);
-      w.p_y.push_back(rows.p_y[i]);
-    }
-    w.p_groups.push_back(static_cast<unsigned>(t.p_count));
-    if (t.a_count == 0) continue;
-    for (std::size_t i = t.a_begin; i < t.a_begin + t.a_count; ++i) {
-      w.a_x.push_back(rows.a_x[i]);
-      w.a_y.push_back(rows.a_y[i]);
-    }
-    w.a_groups.push_back(static_cast<unsigned>(t.a_count));
+// One ranker's training rows: features, labels and one group per task.
+struct RankRows {
+  FeatureRows x;
+  std::vector<float> y;
+  std::vector<unsigned> groups;
+  // Appends the group of `count` rows of (x, y) from `begin`, if any.
+  void add_group(const FeatureRows& from_x, const std::vector<float>& from_y, std::size_t begin, std::size_t count) {
+    if (count == 0) return;
+    x.insert(x.end(), from_x.begin() + begin, from_x.begin() + begin + count);
+    y.insert(y.end(), from_y.begin() + begin, from_y.begin() + begin + count);
+    groups.push_back(static_cast<unsigned>(count));
   }
-  return w;
+};
+
+// P's and A's training rows without the tasks of `family`.
+std::pair<RankRows, RankRows> rows_without(const TransferRows& rows, const std::string& family) {
+  RankRows p, a;
+  for (const TransferRows::Task& t : rows.valid_tasks)
+    if (t.family != family) {
+      p.add_group(rows.p_x, rows.p_y, t.p_begin, t.p_count);
+      a.add_group(rows.a_x, rows.a_y, t.a_begin, t.a_count);
+    }
+  return {std::move(p), std::move(a)};
 }
 
 FitOptions ranker_options() {
@@ -227,11 +227,11 @@ std::vector<PickRuleScore> judge_pick_rules(const TransferRows& rows, const std:
   std::vector<std::vector<double>> sums(families.size(), std::vector<double>(among.size(), 0.0));
   std::vector<int> judged(families.size(), 0);
   const auto judge_family = [&](std::size_t f) {
-    const Without w = rows_without(rows, families[f]);
-    if (w.p_x.size() < kMinValidRows || w.a_x.size() < kMinValidRows) return;
+    const auto [p_rows, a_rows] = rows_without(rows, families[f]);
+    if (p_rows.x.size() < kMinValidRows || a_rows.x.size() < kMinValidRows) return;
     CostModel p(ModelKind::rank), a(ModelKind::rank);
-    p.fit(w.p_x, w.p_y, w.p_groups, ranker_options());
-    a.fit(w.a_x, w.a_y, w.a_groups, ranker_options());
+    p.fit(p_rows.x, p_rows.y, p_rows.groups, ranker_options());
+    a.fit(a_rows.x, a_rows.y, a_rows.groups, ranker_options());
     for (const TransferRows::Task& t : rows.valid_tasks) {
       // A's rows are P's with the hidden features, in the same order, where every row has them.
       if (t.family != families[f] || t.a_count != t.p_count || t.p_count < 2) continue;

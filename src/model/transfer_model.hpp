@@ -73,9 +73,9 @@ struct TransferRows {
 };
 TransferRows transfer_rows(const Database& db, const std::string& target, const std::string& hidden_kind);
 
-// The op family of a task's canonical spec: its statements with every number removed, and the
-// operator that applies it, so shapes, paddings and strides of one operator share it and a
-// GEMM, a batched GEMM and a convolution do not.
+// The op family of a task's canonical spec: its accesses with each index reduced to its
+// variables and their signs (parse_spec() reads it), so shapes, paddings and strides of one
+// operator share it and a GEMM, a batched GEMM and a convolution do not.
 std::string op_family(const std::string& spec);
 
 // Trains the three models on `rows`; a model whose rows do not allow it (no failure for V, too

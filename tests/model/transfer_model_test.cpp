@@ -9,6 +9,7 @@
 
 #include "db/db.hpp"
 #include "ir/error.hpp"
+#include "ir/op.hpp"
 #include "model/transfer_model.hpp"
 
 namespace attune {
@@ -26,6 +27,16 @@ double hidden_time_of(const std::vector<float>& x, float h, double scale) {
   return scale * (1.0 + 3.0 * (h - 0.3) * (h - 0.3) + 0.1 * x[0]);
 }
 
+// A canonical spec of op `family` ("spec" and "gemm": GEMM, "conv", "dwconv"), its size
+// varying with `n`: every task its own shape, tasks of one family one op_family().
+std::string spec_of(const std::string& family, int n) {
+  const std::string m = std::to_string(8 + n);
+  const std::string cli = family == "conv"     ? "conv2d:N=1,H=" + m + ",W=8,C=4,K=8,R=3,S=3,stride=1,pad=1"
+                          : family == "dwconv" ? "depthwise_conv2d:N=1,H=" + m + ",W=8,C=8,R=3,S=3,stride=1,pad=1"
+                                               : "gemm:M=" + m + ",N=16,K=8";
+  return canonical_spec(op_from_cli(cli));
+}
+
 struct Fake {
   Database db = Database::open(":memory:");
   std::mt19937_64 rng{7};
@@ -35,8 +46,7 @@ struct Fake {
   // (x[3] > 0.9). `hidden`: the time depends on a hidden feature (hidden_time_of).
   std::int64_t add_task(const std::string& target, int n, double scale, bool with_transfer = true,
                         const std::string& family = "spec", bool hidden = false) {
-    const TaskInfo t =
-        db.get_or_create_task("t" + std::to_string(serial), family + " " + std::to_string(serial), target);
+    const TaskInfo t = db.get_or_create_task("t" + std::to_string(serial), spec_of(family, serial), target);
     ++serial;
     std::uniform_real_distribution<float> u(0, 1);
     for (int i = 0; i < n; ++i) {
